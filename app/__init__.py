@@ -1,0 +1,1 @@
+"""A card room for friends: Posso, Possession, Possum and Big Two."""

@@ -1,0 +1,35 @@
+"""Settings from the environment (and .env): one place, read once."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    data_dir: Path = Path("data")
+    #: SQLite under data_dir unless set, e.g. postgresql+asyncpg://user@host/db
+    database_url: str = ""
+    #: Redis for several processes; empty = everything in this process
+    redis_url: str = ""
+    #: a browser's cookies are sent only over HTTPS when true
+    secure_cookies: bool = False
+    #: largest WebSocket frame accepted from a client, in bytes
+    max_frame_bytes: int = Field(default=16_384, ge=1024)
+    #: client messages per second allowed per socket before it is told to slow down
+    max_messages_per_second: float = Field(default=20.0, gt=0)
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{self.data_dir / 'cardroom.db'}"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

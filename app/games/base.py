@@ -1,0 +1,124 @@
+"""The engine contract every game implements (see DESIGN.md, "The engine contract").
+
+An engine is a pure function of (options, seed, actions): no I/O, no clock, no
+asyncio.  The room above it owns time (a timer that runs out becomes the action
+`{"type": "timeout"}` from seat `None`) and owns delivery (every event names the
+seat it is for, or `None` for everyone).  Everything that crosses this boundary
+is JSON-ready: actions in, views and events out, cards as their codes.
+
+`apply` is the only door into a state: it validates everything and either
+returns a new state or raises `IllegalAction` having changed nothing.  Callers
+never need to ask "is this legal?" first, and a refused action can never
+corrupt a game.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+Action = dict[str, Any]
+#: An event: `{"type": ..., "to": None | seat, ...}`.  `to` is who may see it.
+Event = dict[str, Any]
+View = dict[str, Any]
+
+S = TypeVar("S")
+
+
+class IllegalAction(Exception):
+    """An action the rules refuse.  `code` is stable and machine-readable
+    (`not_your_turn`, `bad_card`, ...); `message` is for the player."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class GameOptions(BaseModel):
+    """Base for each game's options: unknown keys are an error, values are
+    checked strictly enough that a typo never silently becomes a default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def event(type_: str, to: int | None = None, **fields: Any) -> Event:
+    """An event for everyone (`to=None`) or for one seat."""
+    return {"type": type_, "to": to, **fields}
+
+
+def describe_validation_error(err: ValidationError) -> str:
+    """One readable line per problem, e.g. "decks: Input should be ..."."""
+    parts = []
+    for e in err.errors():
+        where = ".".join(str(x) for x in e["loc"]) or "options"
+        msg = "unknown option" if e["type"] == "extra_forbidden" else e["msg"]
+        parts.append(f"{where}: {msg}")
+    return "; ".join(parts)
+
+
+class Game(ABC, Generic[S]):
+    """One game's rules.  Instances are stateless singletons registered in
+    `app.games.GAMES`; all game data lives in the state objects they return."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    Options: ClassVar[type[GameOptions]]
+
+    def parse_options(self, options: dict[str, Any] | None) -> GameOptions:
+        """Validate room options, raising ValueError with a message a host can act on."""
+        if options is not None and not isinstance(options, dict):
+            raise ValueError("options must be a JSON object")
+        try:
+            return self.Options.model_validate(options or {})
+        except ValidationError as err:
+            problems = describe_validation_error(err)
+            raise ValueError(f"bad options for {self.name}: {problems}") from None
+
+    def check_seats(self, seats: int) -> None:
+        if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
+            raise ValueError(
+                f"{self.name} is played by {self.min_seats} to {self.max_seats} seats, not {seats}"
+            )
+
+    @abstractmethod
+    def new_game(
+        self, seats: int, options: dict[str, Any], seed: int, deck: list[str] | None = None
+    ) -> S:
+        """Deal the first hand.  `deck` stacks it from the top (RULES.md, Dealing)."""
+
+    @abstractmethod
+    def to_act(self, state: S) -> set[int]:
+        """Seats that may act now; empty when over or waiting only for a timeout."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: int) -> list[Action]:
+        """Every legal action for `seat` (a representative set where combinatorial)."""
+
+    @abstractmethod
+    def apply(self, state: S, seat: int | None, action: Action) -> tuple[S, list[Event]]:
+        """The new state and its events; raises IllegalAction and changes nothing."""
+
+    @abstractmethod
+    def view(self, state: S, seat: int | None) -> View:
+        """What `seat` may know, JSON-ready; `None` is a spectator."""
+
+    @abstractmethod
+    def result(self, state: S) -> dict[str, Any] | None:
+        """`{"places": [[seat, ...], ...], "scores": [...]}` once over, else None."""
+
+    def timer(self, state: S) -> str | None:
+        """The room timer the game is waiting on now, if any: e.g. "posso_window",
+        "posso_answer", "cut".  The room knows the durations; when one runs out it
+        applies `{"type": "timeout"}` from seat None.  Games without timers: None."""
+        return None
+
+    def is_over(self, state: S) -> bool:
+        return self.result(state) is not None

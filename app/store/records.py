@@ -1,0 +1,122 @@
+"""What the room layer asks of durable storage, and nothing more.
+
+The rooms never touch SQLAlchemy: they talk to a `Records` object.  In tests and
+for a quick start `MemoryRecords` keeps everything in this process; `app.db`
+provides `DbRecords` over SQLite or PostgreSQL with the same behaviour.
+
+Ordering rule the rooms rely on: `append_action` returns only once the action
+is durable, and the room broadcasts views only after it returns.  A server
+killed at any moment therefore loses no action anyone has seen acknowledged.
+
+Tokens are never stored: only `token_hash` (SHA-256 hex of the seat token),
+enough to recognise a returning browser after a restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class PlayerRecord:
+    """One occupant of a room: a seated player, a bot, or a spectator (seat None)."""
+
+    player_id: str  # stable random id within the room (not secret)
+    name: str
+    token_hash: str  # "" for bots
+    seat: int | None
+    is_bot: bool = False
+    guest_id: str | None = None  # the browser identity (cookie) that joined
+    account_id: int | None = None
+
+
+@dataclass
+class RoomRecord:
+    code: str
+    game: str
+    options: dict[str, Any]
+    settings: dict[str, Any]
+    host_player_id: str | None
+    players: list[PlayerRecord] = field(default_factory=list)
+    tally: dict[str, int] = field(default_factory=dict)  # Big Two series points by player_id
+    closed: bool = False
+
+
+@dataclass
+class GameRecord:
+    game_id: int
+    room_code: str
+    game: str
+    options: dict[str, Any]
+    seed: int
+    seats: list[str]  # player_id per seat
+    actions: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+
+class Records(Protocol):
+    async def save_room(self, room: RoomRecord) -> None:
+        """Insert or update the room and its occupants (names, seats, bots, host)."""
+
+    async def start_game(
+        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+    ) -> int:
+        """Record a new game of the room; returns its id."""
+
+    async def append_action(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+    ) -> None:
+        """Durably append action number `seq` (0, 1, 2, ...); a repeated seq is an error."""
+
+    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+        """One Posso hand's score-sheet row (per player points, totals, dealer, cut...)."""
+
+    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+        """Store the result; the game is no longer live."""
+
+    async def live_rooms(self) -> list[tuple[RoomRecord, GameRecord | None]]:
+        """Every open room with its unfinished game (seed + full action log), for
+        recovery by replay after a restart."""
+
+
+class MemoryRecords:
+    """Records kept in this process only (tests, and a server that needs no history)."""
+
+    def __init__(self) -> None:
+        self.rooms: dict[str, RoomRecord] = {}
+        self.games: dict[int, GameRecord] = {}
+        self.score_rows: dict[int, dict[int, dict[str, Any]]] = {}
+
+    async def save_room(self, room: RoomRecord) -> None:
+        self.rooms[room.code] = room
+
+    async def start_game(
+        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+    ) -> int:
+        game_id = len(self.games) + 1
+        self.games[game_id] = GameRecord(game_id, room_code, game, dict(options), seed, list(seats))
+        return game_id
+
+    async def append_action(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+    ) -> None:
+        log = self.games[game_id].actions
+        if seq != len(log):
+            raise ValueError(f"action {seq} of game {game_id} out of order (have {len(log)})")
+        log.append((seat, dict(action)))
+
+    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+        self.score_rows.setdefault(game_id, {})[hand] = dict(row)
+
+    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+        self.games[game_id].result = dict(result)
+
+    async def live_rooms(self) -> list[tuple[RoomRecord, GameRecord | None]]:
+        out: list[tuple[RoomRecord, GameRecord | None]] = []
+        for room in self.rooms.values():
+            if room.closed:
+                continue
+            live = [g for g in self.games.values() if g.room_code == room.code and g.result is None]
+            out.append((room, live[-1] if live else None))
+        return out

@@ -1,0 +1,51 @@
+"""Outside services the suite may need, and what to do when one is missing:
+on a laptop skip with the reason; with CI=true fail, so CI can never go green
+by quietly testing less."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+POSTGRES_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+def _port_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def missing(reason: str) -> None:
+    """Skip (laptop) or fail (CI) a test whose service is not there."""
+    if IN_CI:
+        pytest.fail(f"CI=true but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_postgres() -> str:
+    if not _port_open("127.0.0.1", 5432):
+        missing("PostgreSQL is not listening on 127.0.0.1:5432")
+    return POSTGRES_URL
+
+
+def require_redis() -> str:
+    if not _port_open("127.0.0.1", 6379):
+        missing("Redis is not listening on 127.0.0.1:6379")
+    return REDIS_URL
+
+
+def require_chromium() -> str:
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        missing(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    return CHROMIUM if os.path.exists(CHROMIUM) else str(shutil.which("chromium"))
