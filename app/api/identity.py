@@ -1,0 +1,63 @@
+"""Who is asking: the browser's guest identity and, when signed in, its account.
+
+A guest id is a long random value in an HttpOnly cookie, issued on first
+contact; it ties a browser to the games it played, so "my past games" works
+without an account.  Signing in adds an account id (see app/api/accounts.py);
+the guest's games move to the account when the guest signs up.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from fastapi import Request, Response
+
+from app.core.config import get_settings
+
+GUEST_COOKIE = "cardroom_guest"
+SESSION_COOKIE = "cardroom_session"
+_YEAR = 365 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class Identity:
+    guest_id: str
+    account_id: int | None = None
+    account_name: str | None = None
+
+
+def new_secret() -> str:
+    """A URL-safe secret with 256 bits of randomness (tokens, guest ids, sessions)."""
+    return secrets.token_urlsafe(32)
+
+
+async def identity(request: Request, response: Response) -> Identity:
+    """FastAPI dependency: the caller's identity, issuing a guest cookie if needed."""
+    guest = request.cookies.get(GUEST_COOKIE)
+    if not guest or len(guest) > 128:
+        guest = new_secret()
+        response.set_cookie(
+            GUEST_COOKIE,
+            guest,
+            max_age=10 * _YEAR,
+            httponly=True,
+            samesite="lax",
+            secure=get_settings().secure_cookies,
+        )
+    account_id, account_name = await _account_of(request)
+    return Identity(guest, account_id, account_name)
+
+
+async def _account_of(request: Request) -> tuple[int | None, str | None]:
+    """The signed-in account, if the session cookie names a live session.
+    Looked up through `request.app.state.accounts` when the app has accounts."""
+    token = request.cookies.get(SESSION_COOKIE)
+    accounts = getattr(request.app.state, "accounts", None)
+    if not token or accounts is None:
+        return None, None
+    found = await accounts.session_account(token)
+    if found is None:
+        return None, None
+    account_id, name = found
+    return int(account_id), str(name)
