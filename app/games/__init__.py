@@ -10,4 +10,10 @@ def register(game: Game) -> Game:  # type: ignore[type-arg]
     return game
 
 
+from app.games.bigtwo import BIGTWO  # noqa: E402  (the registry must exist first)
+from app.games.possum import POSSUM  # noqa: E402
+
+for _game in (BIGTWO, POSSUM):
+    register(_game)
+
 __all__ = ["GAMES", "Action", "Event", "Game", "GameOptions", "IllegalAction", "View", "register"]

@@ -1,0 +1,255 @@
+"""Big Two (Pusoy Dos) for exactly four seats, behind the engine contract.
+
+Turn flow, as RULES.md settles it:
+- the holder of 3C leads first and must include it;
+- a seat with a combination on the table plays a higher one of the same size,
+  or passes;
+- the player whose play everyone else still holding cards passed on takes
+  control (the table is cleared and they lead anything, no passing);
+- when a play empties a hand, the next seat still holding cards takes control;
+- with `pass_locks`, a seat that passed is skipped until someone takes control;
+- the game ends when one seat holds cards; places are the order of going out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from app.games import cards
+from app.games.base import Action, Event, Game, IllegalAction, View, event
+from app.games.bigtwo.combos import ARTICLE, SIZE_NAME, Combo, classify
+from app.games.bigtwo.model import BigTwoOptions, BigTwoState, Trick
+from app.games.bigtwo.order import DECK, THREE_OF_CLUBS, by_power
+from app.games.bigtwo.plays import all_plays, plays_beating
+from app.games.bigtwo.view import build_view
+
+SEATS = 4
+HAND_SIZE = 13
+PASS: Action = {"type": "pass"}
+
+
+class BigTwoGame(Game[BigTwoState]):
+    name: ClassVar[str] = "bigtwo"
+    title: ClassVar[str] = "Big Two"
+    min_seats: ClassVar[int] = SEATS
+    max_seats: ClassVar[int] = SEATS
+    Options: ClassVar[type[BigTwoOptions]] = BigTwoOptions
+
+    # -- setting up -------------------------------------------------------
+
+    def new_game(
+        self, seats: int, options: dict[str, Any], seed: int, deck: list[str] | None = None
+    ) -> BigTwoState:
+        self.check_seats(seats)
+        opts = self.parse_options(options)
+        assert isinstance(opts, BigTwoOptions)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError("seed must be an integer")
+        dealer = opts.first_dealer
+        if dealer is None:
+            dealer = cards.rng_for(seed, "first_dealer").randrange(SEATS)
+        order = cards.stacked(DECK, deck, cards.rng_for(seed, "deal", 1))
+        first = (dealer + 1) % SEATS
+        dealt: list[list[str]] = [[] for _ in range(SEATS)]
+        for i, code in enumerate(order[: SEATS * HAND_SIZE]):
+            dealt[(first + i) % SEATS].append(code)
+        leader = next(s for s in range(SEATS) if THREE_OF_CLUBS in dealt[s])
+        return BigTwoState(
+            options=opts,
+            seed=seed,
+            dealt_first=first,
+            hands=tuple(tuple(by_power(h)) for h in dealt),
+            turn=leader,
+            trick=None,
+            passed=frozenset(),
+            places=(),
+            first_play=True,
+            played=(),
+        )
+
+    # -- asking -------------------------------------------------------------
+
+    def to_act(self, state: BigTwoState) -> set[int]:
+        return set() if state.turn is None else {state.turn}
+
+    def legal_actions(self, state: BigTwoState, seat: int) -> list[Action]:
+        if state.turn is None or seat != state.turn:
+            return []
+        hand = state.hands[seat]
+        if state.trick is None:
+            plays = all_plays(hand)
+            if state.first_play:
+                plays = [p for p in plays if THREE_OF_CLUBS in p[1]]
+            return [{"type": "play", "cards": list(p[1])} for p in plays]
+        out: list[Action] = [
+            {"type": "play", "cards": list(p[1])} for p in plays_beating(hand, state.trick.combo)
+        ]
+        out.append(dict(PASS))
+        return out
+
+    def view(self, state: BigTwoState, seat: int | None) -> View:
+        return build_view(self, state, seat)
+
+    def result(self, state: BigTwoState) -> dict[str, Any] | None:
+        if not state.over:
+            return None
+        scores = [0] * SEATS
+        for place, seat in enumerate(state.places, start=1):
+            scores[seat] = place
+        return {"places": [[s] for s in state.places], "scores": scores}
+
+    def all_cards(self, state: BigTwoState) -> list[str]:
+        return [c for hand in state.hands for c in hand] + list(state.played)
+
+    # -- acting -------------------------------------------------------------
+
+    def apply(
+        self, state: BigTwoState, seat: int | None, action: Action
+    ) -> tuple[BigTwoState, list[Event]]:
+        if not isinstance(action, dict):
+            raise IllegalAction("bad_action", "an action must be a JSON object with a 'type'")
+        kind = action.get("type")
+        if kind not in ("play", "pass", "timeout"):
+            raise IllegalAction(
+                "unknown_action", f"unknown action type {kind!r}: Big Two knows 'play' and 'pass'"
+            )
+        if kind == "timeout":
+            raise IllegalAction("no_timer", "Big Two has no timer to run out")
+        if state.over:
+            raise IllegalAction("game_over", "the game is over")
+        if seat is None or isinstance(seat, bool) or seat != state.turn:
+            raise IllegalAction("not_your_turn", f"it is seat {state.turn}'s turn")
+        extra = set(action) - ({"type", "cards"} if kind == "play" else {"type"})
+        if extra:
+            raise IllegalAction(
+                "bad_action", f"unexpected field(s) for {kind}: {', '.join(sorted(extra))}"
+            )
+        if kind == "pass":
+            return self._pass(state, seat)
+        chosen = self._checked_cards(state, seat, action.get("cards"))
+        combo = self._checked_combo(state, chosen)
+        return self._play(state, seat, chosen, combo)
+
+    def _checked_cards(self, state: BigTwoState, seat: int, raw: object) -> tuple[str, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise IllegalAction("bad_cards", "'cards' must be a non-empty list of card codes")
+        for code in raw:
+            try:
+                cards.validate(code, jokers=False)
+            except cards.CardError as err:
+                raise IllegalAction("bad_card", str(err)) from None
+        if len(set(raw)) != len(raw):
+            raise IllegalAction("duplicate_card", "a card is named more than once")
+        hand = state.hands[seat]
+        missing = [c for c in raw if c not in hand]
+        if missing:
+            raise IllegalAction("not_in_hand", f"you do not hold {', '.join(missing)}")
+        return tuple(raw)
+
+    def _checked_combo(self, state: BigTwoState, chosen: tuple[str, ...]) -> Combo:
+        n = len(chosen)
+        if n == 4:
+            raise IllegalAction(
+                "four_cards",
+                "Big Two has no 4-card plays: play 1, 2, 3 or 5 cards "
+                "(four of a kind is played with any fifth card)",
+            )
+        if n not in (1, 2, 3, 5):
+            raise IllegalAction("bad_size", f"a play is 1, 2, 3 or 5 cards, not {n}")
+        combo = classify(chosen)
+        if combo is None:
+            what = SIZE_NAME[n] if n < 5 else "a straight, flush, full house, four of a kind"
+            raise IllegalAction("not_a_combination", f"{' '.join(chosen)} is not {what}")
+        if state.first_play and THREE_OF_CLUBS not in chosen:
+            raise IllegalAction("must_include_3c", "the first play of the game must include 3C")
+        trick = state.trick
+        if trick is not None:
+            if combo.size != trick.combo.size:
+                raise IllegalAction(
+                    "wrong_size",
+                    f"the table holds {SIZE_NAME[trick.combo.size]}: play "
+                    f"{SIZE_NAME[trick.combo.size]} that beats it, or pass",
+                )
+            if not combo.beats(trick.combo):
+                raise IllegalAction(
+                    "too_low",
+                    f"{ARTICLE[combo.category]} {' '.join(chosen)} does not beat "
+                    f"{ARTICLE[trick.combo.category]} {' '.join(trick.cards)}",
+                )
+        return combo
+
+    def _play(
+        self, state: BigTwoState, seat: int, chosen: tuple[str, ...], combo: Combo
+    ) -> tuple[BigTwoState, list[Event]]:
+        gone = set(chosen)
+        hand = tuple(c for c in state.hands[seat] if c not in gone)
+        hands = (*state.hands[:seat], hand, *state.hands[seat + 1 :])
+        events = [
+            event(
+                "played",
+                seat=seat,
+                cards=list(chosen),
+                category=combo.category,
+                left=len(hand),
+            )
+        ]
+        places = state.places
+        if not hand:
+            places = (*places, seat)
+            events.append(event("went_out", seat=seat, place=len(places)))
+        holders = [s for s in range(SEATS) if hands[s]]
+        base = {"hands": hands, "played": state.played + chosen, "first_play": False}
+        if len(holders) == 1:
+            places = (*places, holders[0])
+            final = _replace(
+                state, **base, places=places, turn=None, trick=None, passed=frozenset()
+            )
+            events.append(event("game_over", result=self.result(final), hands=_shown(final)))
+            return final, events
+        trick = Trick(chosen, seat, combo)
+        if not hand:
+            nxt = _next_holder(hands, seat, frozenset())
+            events.append(event("control", seat=nxt, reason="went_out"))
+            return _replace(
+                state, **base, places=places, turn=nxt, trick=None, passed=frozenset()
+            ), events
+        passed = state.passed if state.options.pass_locks else frozenset()
+        nxt = _next_holder(hands, seat, passed)
+        if nxt == seat:  # everyone else is locked out by an earlier pass
+            events.append(event("control", seat=seat, reason="all_passed"))
+            return _replace(
+                state, **base, places=places, turn=seat, trick=None, passed=frozenset()
+            ), events
+        return _replace(state, **base, places=places, turn=nxt, trick=trick, passed=passed), events
+
+    def _pass(self, state: BigTwoState, seat: int) -> tuple[BigTwoState, list[Event]]:
+        trick = state.trick
+        if trick is None:
+            raise IllegalAction("cannot_pass", "you have control: lead any combination")
+        passed = state.passed | {seat}
+        events = [event("passed", seat=seat)]
+        skip = passed if state.options.pass_locks else frozenset()
+        nxt = _next_holder(state.hands, seat, skip)
+        if nxt == trick.seat:
+            events.append(event("control", seat=nxt, reason="all_passed"))
+            return _replace(state, turn=nxt, trick=None, passed=frozenset()), events
+        return _replace(state, turn=nxt, passed=passed), events
+
+
+def _replace(state: BigTwoState, **changes: Any) -> BigTwoState:
+    return replace(state, **changes)
+
+
+def _next_holder(hands: tuple[tuple[str, ...], ...], seat: int, skip: frozenset[int]) -> int:
+    """The next seat clockwise after `seat` that holds cards and is not skipped;
+    `seat` itself when there is none."""
+    for step in range(1, SEATS + 1):
+        s = (seat + step) % SEATS
+        if hands[s] and s not in skip:
+            return s
+    return seat
+
+
+def _shown(state: BigTwoState) -> list[list[str]]:
+    return [list(h) for h in state.hands]

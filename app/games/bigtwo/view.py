@@ -1,0 +1,51 @@
+"""What one seat of a Big Two game may see: its own hand, everyone's counts,
+the combination on the table and the public flow of the trick.  Cards already
+played and buried under the current trick are not listed (they were public
+when played; the events carried them)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from app.games.base import View
+from app.games.bigtwo.order import THREE_OF_CLUBS
+
+if TYPE_CHECKING:
+    from app.games.bigtwo.engine import BigTwoGame
+    from app.games.bigtwo.model import BigTwoState
+
+
+def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
+    trick: dict[str, Any] | None = None
+    if state.trick is not None:
+        trick = {
+            "cards": list(state.trick.cards),
+            "seat": state.trick.seat,
+            "category": state.trick.combo.category,
+            "size": state.trick.combo.size,
+        }
+    view: View = {
+        "game": game.name,
+        "seat": seat,
+        "seats": len(state.hands),
+        "phase": "over" if state.over else "play",
+        "to_act": sorted(game.to_act(state)),
+        "turn": state.turn,
+        "dealer": None,
+        "dealt_first": state.dealt_first,
+        "counts": [len(h) for h in state.hands],
+        "over": state.over,
+        "result": game.result(state),
+        "trick": trick,
+        "control": not state.over and state.trick is None,
+        "must_include": THREE_OF_CLUBS if state.first_play else None,
+        "passed": sorted(state.passed),
+        "places": list(state.places),
+        "played_count": len(state.played),
+        "options": {"pass_locks": state.options.pass_locks},
+    }
+    if seat is not None:
+        view["hand"] = list(state.hands[seat])
+    if state.over:
+        view["hands"] = [list(h) for h in state.hands]
+    return view

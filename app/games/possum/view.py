@@ -1,0 +1,51 @@
+"""What one seat of a Possum game may see: its own hand, everyone's counts,
+the top card of the discard pile (the cards under it are not shown), the size
+of the draw pile and how the current turn stands."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.games.base import View
+from app.games.possum.patterns import can_play
+from app.games.possum.plays import value, value_counts
+
+if TYPE_CHECKING:
+    from app.games.possum.engine import PossumGame
+    from app.games.possum.model import PossumState
+
+
+def build_view(game: PossumGame, state: PossumState, seat: int | None) -> View:
+    opts = state.options
+    view: View = {
+        "game": game.name,
+        "seat": seat,
+        "seats": len(state.hands),
+        "phase": "over" if state.over else "play",
+        "to_act": sorted(game.to_act(state)),
+        "turn": state.turn,
+        "dealer": state.dealer,
+        "counts": [len(h) for h in state.hands],
+        "over": state.over,
+        "result": game.result(state),
+        "top": state.pile[-1],
+        "pile_count": len(state.pile),
+        "draw_count": len(state.draw),
+        "draws_taken": state.draws_taken,
+        "draw_limit": state.draw_limit,
+        "winner": state.winner,
+        "stalled": state.stalled,
+        "options": {
+            "multiply": opts.multiply,
+            "multi": opts.multi,
+            "no_face_cards": opts.no_face_cards,
+            "single_draw": opts.single_draw,
+        },
+    }
+    if seat is not None:
+        hand = state.hands[seat]
+        view["hand"] = list(hand)
+        view["can_play"] = can_play(value_counts(hand), value(state.pile[-1]), opts)
+    if state.over:
+        view["hands"] = [list(h) for h in state.hands]
+    return view
