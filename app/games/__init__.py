@@ -11,9 +11,10 @@ def register(game: Game) -> Game:  # type: ignore[type-arg]
 
 
 from app.games.bigtwo import BIGTWO  # noqa: E402  (the registry must exist first)
+from app.games.possession import POSSESSION  # noqa: E402
 from app.games.possum import POSSUM  # noqa: E402
 
-for _game in (BIGTWO, POSSUM):
+for _game in (BIGTWO, POSSESSION, POSSUM):
     register(_game)
 
 __all__ = ["GAMES", "Action", "Event", "Game", "GameOptions", "IllegalAction", "View", "register"]
