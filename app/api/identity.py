@@ -36,17 +36,38 @@ async def identity(request: Request, response: Response) -> Identity:
     """FastAPI dependency: the caller's identity, issuing a guest cookie if needed."""
     guest = request.cookies.get(GUEST_COOKIE)
     if not guest or len(guest) > 128:
-        guest = new_secret()
-        response.set_cookie(
-            GUEST_COOKIE,
-            guest,
-            max_age=10 * _YEAR,
-            httponly=True,
-            samesite="lax",
-            secure=get_settings().secure_cookies,
-        )
+        guest = new_guest(response)
     account_id, account_name = await _account_of(request)
     return Identity(guest, account_id, account_name)
+
+
+def new_guest(response: Response) -> str:
+    """Issue this browser a fresh guest identity (first contact, and signing out,
+    so the next person at a shared computer does not inherit the last one's games)."""
+    guest = new_secret()
+    _set(response, GUEST_COOKIE, guest, 10 * _YEAR)
+    return guest
+
+
+def set_session_cookie(response: Response, token: str, max_age: int) -> None:
+    _set(response, SESSION_COOKIE, token, max_age)
+
+
+def clear_session_cookie(response: Response) -> None:
+    response.delete_cookie(
+        SESSION_COOKIE, httponly=True, samesite="lax", secure=get_settings().secure_cookies
+    )
+
+
+def _set(response: Response, name: str, value: str, max_age: int) -> None:
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        httponly=True,
+        samesite="lax",
+        secure=get_settings().secure_cookies,
+    )
 
 
 async def _account_of(request: Request) -> tuple[int | None, str | None]:

@@ -1,0 +1,140 @@
+"""Looking back: my past games, one game's facts, a Posso score sheet, a replay.
+
+Who may see how much is decided in app/db/history.py (see the table there);
+refusals are 403 with a message that says why.  The database comes from
+`app.state.db_sessionmaker`, so the app factory decides which one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.api.identity import Identity, identity
+from app.db import history as h
+from app.db.replay import ReplayError, replay
+
+router = APIRouter(tags=["history"])
+
+#: steps per response: a step holds a view per visible seat (a few KB each), so a
+#: long Posso game is fetched a page at a time (`start`, `limit`, `total_steps`)
+PAGE_STEPS = 500
+MAX_STEPS = 2000
+
+
+def fail(status: int, code: str, message: str) -> HTTPException:
+    return HTTPException(status, detail={"code": code, "message": message})
+
+
+async def db_session(request: Request) -> AsyncIterator[AsyncSession]:
+    maker = getattr(request.app.state, "db_sessionmaker", None)
+    if maker is None:
+        raise fail(503, "no_history", "this server keeps no game history (no database)")
+    async with maker() as session:
+        yield session
+
+
+Db = Annotated[AsyncSession, Depends(db_session)]
+Me = Annotated[Identity, Depends(identity)]
+
+
+def who(me: Identity) -> h.Who:
+    return h.Who(me.guest_id, me.account_id)
+
+
+async def _game(db: AsyncSession, game_id: int, me: Identity) -> h.GameInfo:
+    info = await h.game_info(db, game_id)
+    if info is None:
+        raise fail(404, "no_such_game", f"there is no game {game_id}")
+    try:
+        await h.check_facts(db, info, who(me))
+    except h.Refused as err:
+        raise fail(403, "private_game", err.message) from None
+    return info
+
+
+@router.get("/api/me/games")
+async def my_games(
+    db: Db,
+    me: Me,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    before: Annotated[int | None, Query(ge=1)] = None,
+) -> dict[str, Any]:
+    """This browser's games, and the account's when signed in; newest first.
+    Page with `before` = the last id of the previous page."""
+    games = await h.games_of(db, who(me), limit=limit, before=before)
+    more = len(games) == limit
+    return {"games": games, "next_before": games[-1]["id"] if games and more else None}
+
+
+@router.get("/api/history/games/{game_id}")
+async def game_facts(game_id: int, db: Db, me: Me) -> dict[str, Any]:
+    info = await _game(db, game_id, me)
+    out = info.summary(who(me))
+    out["has_sheet"] = info.game == "posso"
+    return out
+
+
+@router.get("/api/history/games/{game_id}/sheet")
+async def game_sheet(game_id: int, db: Db, me: Me) -> dict[str, Any]:
+    info = await _game(db, game_id, me)
+    if info.game != "posso":
+        raise fail(
+            404, "no_sheet", f"game {game_id} is {info.game}: only Posso keeps a score sheet"
+        )
+    return {
+        "game_id": info.id,
+        "status": "finished" if info.finished else "running",
+        "seats": [{"seat": s.seat, "name": s.name} for s in info.seats],
+        "hands": await h.score_sheet(db, game_id),
+    }
+
+
+@router.get("/api/history/games/{game_id}/replay")
+async def game_replay(
+    game_id: int,
+    db: Db,
+    me: Me,
+    start: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_STEPS)] = PAGE_STEPS,
+) -> dict[str, Any]:
+    """Steps `start..start+limit` (step 0 is the deal, step k follows action k-1).
+    Rebuilt in a worker thread: the engines are pure, and the event loop keeps
+    serving the rooms meanwhile."""
+    info = await h.game_info(db, game_id)
+    if info is None:
+        raise fail(404, "no_such_game", f"there is no game {game_id}")
+    try:
+        perspective = await h.replay_perspective(db, info, who(me))
+    except h.Refused as err:
+        raise fail(403, "replay_refused", err.message) from None
+    log = await h.action_log(db, game_id)
+    try:
+        steps = await asyncio.to_thread(
+            replay,
+            info.game,
+            info.options,
+            info.seed,
+            len(info.seats),
+            log,
+            perspective,
+            start=start,
+            limit=limit,
+        )
+    except ReplayError as err:
+        raise fail(409, "replay_broken", str(err)) from None
+    return {
+        "game_id": info.id,
+        "game": info.game,
+        "status": "finished" if info.finished else "running",
+        "perspective": perspective.kind,
+        "seats": [{"seat": s.seat, "name": s.name} for s in info.seats],
+        "total_steps": len(log) + 1,
+        "start": start,
+        "steps": steps,
+        "result": info.result,
+    }

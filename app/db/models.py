@@ -1,0 +1,215 @@
+"""The durable tables.  migrations/versions holds the same schema as hand-written
+Alembic steps; a test checks that the two never drift apart.
+
+Choices that are not obvious:
+
+- Rooms have their own integer id.  A short room code is unique only among open
+  rooms (a partial unique index), so a code can come back later without the new
+  room inheriting the old one's players or games.
+- A player who leaves keeps their row (`present` false): the games they played
+  still need their name and the browser or account that played them.
+- Seeds are stored as decimal text: the engines accept any Python int, and a
+  63-bit column would one day refuse a seed some room picked.
+- JSON columns use plain JSON (text), not JSONB, so the engine's rows and
+  actions come back with their keys in the order they were written.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+#: Named constraints keep SQLite and PostgreSQL schemas comparable and let later
+#: migrations drop a constraint by name on both.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    #: casefolded name: "Ana" and "ana" are the same account
+    name_key: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LoginSession(Base):
+    """A signed-in browser.  Only the SHA-256 of the cookie value is kept, so a
+    copy of the database cannot be used to sign in as anyone."""
+
+    __tablename__ = "login_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    #: the browser (guest cookie) that signed in: seats it takes from now on
+    #: belong to the account even if the room does not say so
+    guest_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Room(Base):
+    __tablename__ = "rooms"
+    __table_args__ = (
+        Index(
+            "uq_rooms_open_code",
+            "code",
+            unique=True,
+            sqlite_where=text("NOT closed"),
+            postgresql_where=text("NOT closed"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(String(32))
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]]
+    settings: Mapped[dict[str, Any]]
+    host_player_id: Mapped[str | None] = mapped_column(String(64))
+    tally: Mapped[dict[str, Any]]
+    closed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Player(Base):
+    """One occupant of a room, seated, a bot, or a spectator (seat null)."""
+
+    __tablename__ = "players"
+    __table_args__ = (Index("uq_players_room_id_player_id", "room_id", "player_id", unique=True),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"))
+    player_id: Mapped[str] = mapped_column(String(64))
+    #: order in the room's list (join order), kept so recovery rebuilds it as it was
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    name: Mapped[str] = mapped_column(Text)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    token_hash: Mapped[str] = mapped_column(String(64), default="")
+    is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    guest_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), index=True
+    )
+    present: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), index=True)
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]]
+    seed: Mapped[str] = mapped_column(Text)
+    #: player_id per seat, as the room gave it
+    seats: Mapped[list[Any]]
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    result: Mapped[dict[str, Any] | None]
+
+
+class GameSeat(Base):
+    """Who sat where in one game: the link "my past games" is found through."""
+
+    __tablename__ = "game_seats"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_ref: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    #: the name as it was when the game started (players may rename later);
+    #: null for a player the room had not saved yet, whose own name then stands
+    name: Mapped[str | None] = mapped_column(Text)
+
+
+class ActionRow(Base):
+    """The action log.  The primary key (game_id, seq) is the "unique per game
+    and sequence" rule; appends check that seq - 1 exists, so the log has no gaps."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ScoreHand(Base):
+    """One hand of a Posso score sheet: what is common to the table, plus the
+    engine's row exactly as it gave it (`row`)."""
+
+    __tablename__ = "score_hands"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    hand: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dealer: Mapped[int | None] = mapped_column(Integer)
+    requirement: Mapped[Any | None] = mapped_column(JSON)
+    went_out: Mapped[int | None] = mapped_column(Integer)
+    cut: Mapped[Any | None] = mapped_column(JSON)
+    row: Mapped[dict[str, Any]]
+
+
+class ScoreLine(Base):
+    """One player's line in one hand of a Posso score sheet."""
+
+    __tablename__ = "score_lines"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["game_id", "hand"],
+            ["score_hands.game_id", "score_hands.hand"],
+            ondelete="CASCADE",
+            name="fk_score_lines_game_id_hand_score_hands",
+        ),
+    )
+
+    game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hand: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    points: Mapped[int | None] = mapped_column(Integer)
+    total: Mapped[int | None] = mapped_column(Integer)
+    went_out: Mapped[bool] = mapped_column(Boolean, default=False)
+    posso_count: Mapped[int | None] = mapped_column(Integer)
+    cut: Mapped[Any | None] = mapped_column(JSON)

@@ -1,0 +1,28 @@
+"""${message}
+
+Revision: ${up_revision}
+Parent:   ${down_revision | comma,n}
+Created:  ${create_date}
+
+Hand-review every generated step against both SQLite and PostgreSQL before
+committing it (tests/migrations runs upgrade and downgrade on both).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+${imports if imports else ""}
+
+revision = ${repr(up_revision)}
+down_revision = ${repr(down_revision)}
+branch_labels = ${repr(branch_labels)}
+depends_on = ${repr(depends_on)}
+
+
+def upgrade() -> None:
+    ${upgrades if upgrades else "pass"}
+
+
+def downgrade() -> None:
+    ${downgrades if downgrades else "pass"}

@@ -1,0 +1,291 @@
+"""DbRecords keeps what MemoryRecords keeps, in order, and still has it after a
+restart (a new engine on the same database)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from app.db.history import game_info
+from app.db.models import Account, ActionRow, GameSeat, Player, ScoreHand, ScoreLine
+from app.db.records import DbRecords
+from app.db.session import make_engine
+from app.store.records import MemoryRecords, PlayerRecord, Records, RoomRecord
+
+
+def room(code: str = "ABC234", *, closed: bool = False, players: int = 3) -> RoomRecord:
+    return RoomRecord(
+        code=code,
+        game="posso",
+        options={"cutting": "off"},
+        settings={"posso_window": 3.0, "public_replays": False},
+        host_player_id="p0",
+        players=[
+            PlayerRecord(f"p{i}", f"Player {i}", f"hash{i}", i, guest_id=f"guest{i}")
+            for i in range(players)
+        ]
+        + [PlayerRecord("bot", "Robo", "", None, is_bot=True)],
+        tally={"p0": 2},
+        closed=closed,
+    )
+
+
+async def script(rec: Records) -> None:
+    """Two rooms, a finished game, an unfinished one with a log, a closed room."""
+    await rec.save_room(room("ROOM01"))
+    await rec.save_room(room("ROOM02"))
+    await rec.save_room(room("GONE99", closed=True))
+    done = await rec.start_game("ROOM01", "posso", {"cutting": "off"}, 41, ["p0", "p1", "p2"])
+    await rec.append_action(done, 0, 0, {"type": "draw", "source": "stack"})
+    await rec.finish_game(done, {"places": [[0], [1, 2]], "scores": [0, 5, 5]})
+    live = await rec.start_game("ROOM01", "posso", {"cutting": "off"}, 42, ["p2", "p0", "p1"])
+    for seq, (seat, action) in enumerate(
+        [
+            (2, {"type": "draw", "source": "pile"}),
+            (None, {"type": "timeout"}),
+            (0, {"type": "discard", "card": "10H"}),
+        ]
+    ):
+        await rec.append_action(live, seq, seat, action)
+
+
+def _comparable(rooms: list[Any]) -> list[Any]:
+    out = []
+    for r, g in sorted(rooms, key=lambda x: x[0].code):
+        game = (
+            None
+            if g is None
+            else (g.room_code, g.game, g.options, g.seed, g.seats, g.actions, g.result)
+        )
+        out.append((r, game))
+    return out
+
+
+async def test_live_rooms_are_what_memory_records_would_give(records: DbRecords) -> None:
+    memory = MemoryRecords()
+    await script(memory)
+    await script(records)
+    assert _comparable(await records.live_rooms()) == _comparable(await memory.live_rooms())
+
+
+async def test_a_restarted_server_finds_every_live_game_with_its_whole_log(db_url: str) -> None:
+    first = DbRecords(make_engine(db_url))
+    await script(first)
+    await first.close()  # the process is gone; only the database remains
+    second = DbRecords(make_engine(db_url))
+    try:
+        live = {r.code: (r, g) for r, g in await second.live_rooms()}
+        assert set(live) == {"ROOM01", "ROOM02"}
+        r, g = live["ROOM01"]
+        assert g is not None and g.seed == 42 and g.seats == ["p2", "p0", "p1"]
+        assert g.actions == [
+            (2, {"type": "draw", "source": "pile"}),
+            (None, {"type": "timeout"}),
+            (0, {"type": "discard", "card": "10H"}),
+        ]
+        assert [p.player_id for p in r.players] == ["p0", "p1", "p2", "bot"]
+        assert r.players[3].is_bot and r.players[3].seat is None
+        assert r.players[1].token_hash == "hash1" and r.players[1].guest_id == "guest1"
+        assert r.tally == {"p0": 2} and r.settings["posso_window"] == 3.0
+        assert live["ROOM02"][1] is None
+        # the next action carries on from where the log stopped
+        await second.append_action(g.game_id, 3, 1, {"type": "draw", "source": "stack"})
+    finally:
+        await second.close()
+
+
+async def test_an_action_out_of_order_or_repeated_is_refused_and_changes_nothing(
+    records: DbRecords,
+) -> None:
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    await records.append_action(gid, 0, 0, {"type": "a"})
+    await records.append_action(gid, 1, 1, {"type": "b"})
+    for seq in (1, 0, 3, 7):
+        with pytest.raises(
+            ValueError, match=f"action {seq} of game {gid} out of order \\(have 2\\)"
+        ):
+            await records.append_action(gid, seq, 0, {"type": "x"})
+    with pytest.raises(ValueError, match="int >= 0"):
+        await records.append_action(gid, -1, 0, {"type": "x"})
+    with pytest.raises(KeyError, match="no game 999"):
+        await records.append_action(999, 0, 0, {"type": "x"})
+    with pytest.raises(KeyError, match="no game 999"):
+        await records.append_action(999, 4, 0, {"type": "x"})
+    ((_, game),) = [x for x in await records.live_rooms() if x[1] is not None]
+    assert game is not None and game.actions == [(0, {"type": "a"}), (1, {"type": "b"})]
+
+
+async def test_concurrent_rooms_each_keep_a_complete_ordered_log(records: DbRecords) -> None:
+    codes = [f"R{i:05d}" for i in range(8)]
+    for code in codes:
+        await records.save_room(room(code, players=2))
+    games = [
+        await records.start_game(c, "bigtwo", {}, i, ["p0", "p1"]) for i, c in enumerate(codes)
+    ]
+
+    async def play(gid: int) -> None:
+        for seq in range(25):
+            await records.append_action(gid, seq, seq % 2, {"type": "play", "n": seq})
+
+    await asyncio.gather(*(play(g) for g in games))
+    for _, g in await records.live_rooms():
+        assert g is not None
+        assert g.actions == [(seq % 2, {"type": "play", "n": seq}) for seq in range(25)]
+
+
+async def test_finished_games_and_closed_rooms_are_not_live(records: DbRecords) -> None:
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    await records.finish_game(gid, {"places": [[1], [0]], "scores": [9, 0]})
+    [(_, g)] = await records.live_rooms()
+    assert g is None
+    await records.save_room(room(closed=True))
+    assert await records.live_rooms() == []
+    with pytest.raises(KeyError):
+        await records.finish_game(12345, {"places": [], "scores": []})
+
+
+async def test_a_code_used_again_after_closing_is_a_new_room(records: DbRecords) -> None:
+    await records.save_room(room("SAME22"))
+    old = await records.start_game("SAME22", "posso", {}, 1, ["p0", "p1", "p2"])
+    await records.save_room(room("SAME22", closed=True))
+    fresh = RoomRecord("SAME22", "bigtwo", {}, {}, "q0", [PlayerRecord("q0", "New", "h", 0)])
+    await records.save_room(fresh)
+    [(r, g)] = await records.live_rooms()
+    assert r.game == "bigtwo" and [p.player_id for p in r.players] == ["q0"] and g is None
+    async with records.sessions() as s:
+        seats = await s.scalar(
+            select(func.count()).select_from(GameSeat).where(GameSeat.game_id == old)
+        )
+    assert seats == 3  # the old game still knows its players
+
+
+async def test_a_player_who_leaves_is_gone_from_the_room_but_not_from_the_game(
+    records: DbRecords,
+) -> None:
+    await records.save_room(room())
+    await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1", "p2"])
+    smaller = room()
+    smaller.players = [p for p in smaller.players if p.player_id != "p2"]
+    await records.save_room(smaller)
+    [(r, g)] = await records.live_rooms()
+    assert [p.player_id for p in r.players] == ["p0", "p1", "bot"]
+    assert g is not None and g.seats == ["p0", "p1", "p2"]
+    async with records.sessions() as s:
+        gone = (await s.scalars(select(Player).where(Player.player_id == "p2"))).one()
+    assert not gone.present and gone.guest_id == "guest2"
+
+
+async def test_a_save_without_ids_keeps_the_known_guest_and_account(records: DbRecords) -> None:
+    await records.save_room(room())
+    async with records.sessions.begin() as s:
+        account = Account(name="Ana", name_key="ana", password_hash="x")
+        s.add(account)
+        await s.flush()
+        p0 = (await s.scalars(select(Player).where(Player.player_id == "p0"))).one()
+        p0.account_id = account.id  # as signing up links a guest's seats
+    again = room()
+    again.players[0].guest_id = None
+    again.players[0].name = "Renamed"
+    await records.save_room(again)
+    [(r, _)] = await records.live_rooms()
+    assert r.players[0].name == "Renamed"
+    assert (r.players[0].guest_id, r.players[0].account_id) == ("guest0", account.id)
+
+
+async def test_starting_a_game_needs_an_open_room(records: DbRecords) -> None:
+    with pytest.raises(ValueError, match="no open room 'NOPE00'"):
+        await records.start_game("NOPE00", "posso", {}, 1, ["p0"])
+
+
+async def test_bots_a_room_seats_as_the_game_starts_are_filled_in_by_the_next_save(
+    records: DbRecords,
+) -> None:
+    """The room layer adds bots, starts the game, and only then saves the room."""
+    before = room(players=2)
+    await records.save_room(before)
+    gid = await records.start_game("ABC234", "bigtwo", {}, 1, ["p0", "p1", "b2", "b3"])
+    after = room(players=2)
+    after.players += [PlayerRecord(f"b{i}", f"Bot {i}", "", i, is_bot=True) for i in (2, 3)]
+    await records.save_room(after)
+    [(r, g)] = await records.live_rooms()
+    assert [p.player_id for p in r.players] == ["p0", "p1", "bot", "b2", "b3"]
+    assert [p.is_bot for p in r.players] == [False, False, True, True, True]
+    assert g is not None and g.game_id == gid and g.seats == ["p0", "p1", "b2", "b3"]
+    async with records.sessions() as s:
+        info = await game_info(s, gid)
+    assert info is not None
+    assert [(x.name, x.is_bot) for x in info.seats] == [
+        ("Player 0", False),
+        ("Player 1", False),
+        ("Bot 2", True),
+        ("Bot 3", True),
+    ]
+
+
+async def test_any_seed_the_engines_accept_comes_back_unchanged(records: DbRecords) -> None:
+    await records.save_room(room())
+    seed = 2**64 + 12345  # more than a 64-bit column holds
+    await records.start_game("ABC234", "posso", {}, seed, ["p0", "p1"])
+    [(_, g)] = await records.live_rooms()
+    assert g is not None and g.seed == seed
+
+
+POSSO_ROW: dict[str, Any] = {
+    "hand": 2,
+    "dealer": 1,
+    "requirement": {"text": "1 set of 3, 1 run of 4", "melds": [{"kind": "set", "size": 3}]},
+    "went_out": 2,
+    "points": [35, 10, 0],
+    "totals": [60, 10, 5],
+    "toilet": [False, False, False],
+    "cut": {
+        "at": 0.5,
+        "count": 24,
+        "target": 25,
+        "hit": True,
+        "effect": {"seat": 1, "before": 30, "after": 10},
+    },
+    "possos": [1, 0, 2],
+}
+
+
+async def test_a_posso_sheet_row_is_kept_whole_and_one_line_per_player(records: DbRecords) -> None:
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1", "p2"])
+    await records.save_score_hand(gid, 2, POSSO_ROW)
+    changed = {**POSSO_ROW, "points": [40, 10, 0], "totals": [65, 10, 5]}
+    await records.save_score_hand(gid, 2, changed)  # a hand saved again replaces its row
+    async with records.sessions() as s:
+        hand = (await s.scalars(select(ScoreHand))).one()
+        lines = (await s.scalars(select(ScoreLine).order_by(ScoreLine.seat))).all()
+    assert hand.row == changed and list(hand.row) == list(POSSO_ROW)  # key order kept
+    assert (hand.dealer, hand.went_out) == (1, 2) and hand.requirement == POSSO_ROW["requirement"]
+    assert [(ln.seat, ln.points, ln.total, ln.went_out, ln.posso_count) for ln in lines] == [
+        (0, 40, 65, False, 1),
+        (1, 10, 10, False, 0),
+        (2, 0, 5, True, 2),
+    ]
+    assert [ln.cut for ln in lines] == [None, POSSO_ROW["cut"], None]  # the dealer's cut
+    with pytest.raises(KeyError):
+        await records.save_score_hand(999, 1, POSSO_ROW)
+
+
+async def test_each_append_is_committed_before_it_returns(records: DbRecords, db_url: str) -> None:
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    other = make_engine(db_url)  # another connection sees it at once: nothing is pending
+    try:
+        for seq in range(3):
+            await records.append_action(gid, seq, 0, {"type": "x", "n": seq})
+            async with other.connect() as conn:
+                count = await conn.scalar(
+                    select(func.count()).select_from(ActionRow).where(ActionRow.game_id == gid)
+                )
+            assert count == seq + 1
+    finally:
+        await other.dispose()
