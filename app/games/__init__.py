@@ -12,9 +12,10 @@ def register(game: Game) -> Game:  # type: ignore[type-arg]
 
 from app.games.bigtwo import BIGTWO  # noqa: E402  (the registry must exist first)
 from app.games.possession import POSSESSION  # noqa: E402
+from app.games.posso import POSSO  # noqa: E402
 from app.games.possum import POSSUM  # noqa: E402
 
-for _game in (BIGTWO, POSSESSION, POSSUM):
+for _game in (POSSO, POSSESSION, POSSUM, BIGTWO):
     register(_game)
 
 __all__ = ["GAMES", "Action", "Event", "Game", "GameOptions", "IllegalAction", "View", "register"]

@@ -1,0 +1,43 @@
+"""The host's settings for a game of Posso (RULES.md, Posso)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from app.games.base import GameOptions
+
+MAX_DECKS = 12
+
+
+class PossoOptions(GameOptions):
+    decks: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_DECKS,
+        strict=True,
+        description="decks of 54 (with jokers); default max(2, players - 1)",
+    )
+    start_hand: int = Field(
+        default=1, ge=1, le=10, strict=True, description="hand to start at (1..10)"
+    )
+    first_dealer: int | None = Field(
+        default=None, ge=0, strict=True, description="seat of the first dealer; default random"
+    )
+    cutting: Literal["off", "to_lead", "to_win"] = Field(
+        default="to_lead", description="the dealer's blind cut before each deal"
+    )
+    dead_card: bool = Field(
+        default=False, strict=True, description="after a Posso the next player draws from the stack"
+    )
+    reshuffles: int | None = Field(
+        default=3,
+        ge=0,
+        le=100,
+        strict=True,
+        description="times a hand's stack may be rebuilt from the pile (null: no limit)",
+    )
+    no_posso_down: bool = Field(
+        default=False, strict=True, description="players who have gone down may not call Posso"
+    )
