@@ -129,7 +129,7 @@ class PossumGame(Game[PossumState]):
             raise IllegalAction("no_timer", "Possum has no timer to run out")
         if state.over:
             raise IllegalAction("game_over", "the game is over")
-        if seat is None or isinstance(seat, bool) or seat != state.turn:
+        if type(seat) is not int or seat != state.turn:  # not None, a bool or a float
             raise IllegalAction("not_your_turn", f"it is seat {state.turn}'s turn")
         extra = set(action) - ({"type", "cards"} if kind == "play" else {"type"})
         if extra:

@@ -243,6 +243,7 @@ def test_the_game_ends_when_one_player_holds_cards() -> None:
     [
         (1, {"type": "play", "cards": ["3H"]}, "not_your_turn"),
         (None, {"type": "play", "cards": ["3C"]}, "not_your_turn"),
+        (0.0, {"type": "play", "cards": ["3C"]}, "not_your_turn"),  # a seat is an int
         (0, {"type": "timeout"}, "no_timer"),
         (0, {"type": "draw"}, "unknown_action"),
         (0, {}, "unknown_action"),

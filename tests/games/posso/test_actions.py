@@ -332,3 +332,14 @@ def test_hand_ten_goes_down_and_out_at_once_and_ends_the_game(hand10: PossoState
     assert view["hands"] == [HIGH16, [], HIGH16]
     assert refused(s, 0, type="draw", source="stack") == "game_over"
     assert POSSO.legal_actions(s, 0) == []
+
+
+def test_hand_ten_runs_must_differ_in_suit_even_using_every_card() -> None:
+    hearts = ["3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH"]
+    mine = [*hearts, "3C", "4C", "5C", "6C", "7C"]
+    other = ["3D", "4D", "5D", "6D", "7D", "8D", "9D", "10D", "JD", "QD", "KD", "AD"]
+    other += ["3S", "4S", "5S", "6S"]
+    s = close_window(game(3, [other, mine, other], "9S", ["8C"], hand=10))
+    s, _ = act(s, 1, type="draw", source="stack")
+    two_hearts = runs(hearts[0:6], hearts[6:11], ["3C", "4C", "5C", "6C", "7C", "8C"])
+    assert refused(s, 1, **two_hearts) == "same_suit_runs"

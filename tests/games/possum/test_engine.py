@@ -305,6 +305,7 @@ def test_lowest_total_breaks_a_tie_in_cards() -> None:
     [
         (1, {"type": "play", "cards": ["7D"]}, "not_your_turn"),
         (None, {"type": "draw"}, "not_your_turn"),
+        (0.0, {"type": "play", "cards": ["7H"]}, "not_your_turn"),  # a seat is an int
         (0, {"type": "timeout"}, "no_timer"),
         (0, {"type": "pass"}, "unknown_action"),
         (0, [], "bad_action"),
