@@ -1,0 +1,91 @@
+// HTTP calls to the server, and what this browser remembers (seat tokens per
+// room, the display name). Errors come back as Error objects whose message is
+// the server's own explanation, ready to show to the player.
+
+export class ApiError extends Error {
+  constructor(message, status, code) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+function explain(body, status) {
+  if (!body) return `The server answered ${status}.`;
+  const e = body.error ?? body.detail ?? body;
+  if (typeof e === "string") return e;
+  if (e && typeof e.message === "string") return e.message;
+  if (Array.isArray(e)) {
+    return e.map((x) => (x.loc ? `${x.loc.slice(1).join(".")}: ${x.msg}` : x.msg || String(x))).join("; ");
+  }
+  return `The server answered ${status}.`;
+}
+
+export async function api(path, { method = "GET", body } = {}) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: body !== undefined ? { "Content-Type": "application/json" } : {},
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+      credentials: "same-origin",
+    });
+  } catch {
+    throw new ApiError("Cannot reach the server. Check your connection and try again.", 0);
+  }
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) {
+    const code = data && (data.error?.code || data.detail?.code);
+    const msg = explain(data, res.status);
+    throw new ApiError(msg.charAt(0).toUpperCase() + msg.slice(1), res.status, code);
+  }
+  return data;
+}
+
+// ---- what this browser remembers ----
+
+const KEY = "cardroom:";
+
+function load(key, fallback) {
+  try {
+    const v = localStorage.getItem(KEY + key);
+    return v === null ? fallback : JSON.parse(v);
+  } catch {
+    return fallback;
+  }
+}
+
+function save(key, value) {
+  try {
+    if (value === null || value === undefined) localStorage.removeItem(KEY + key);
+    else localStorage.setItem(KEY + key, JSON.stringify(value));
+  } catch {
+    /* private mode: the seat lasts as long as the tab */
+  }
+}
+
+/** {token, seat, name} for a room code, as given by create/join. */
+export const seatFor = (code) => load(`room:${code.toUpperCase()}`, null);
+export const rememberSeat = (code, info) => save(`room:${code.toUpperCase()}`, info);
+export const forgetSeat = (code) => save(`room:${code.toUpperCase()}`, null);
+
+export const savedName = () => load("name", "");
+export const rememberName = (name) => save("name", name);
+
+export const pref = (name, fallback) => load(`pref:${name}`, fallback);
+export const setPref = (name, value) => save(`pref:${name}`, value);
+
+/** Room codes are short; accept a pasted invite link too. */
+export function codeFromInput(text) {
+  const t = (text || "").trim();
+  const m = t.match(/\/r\/([A-Za-z0-9_-]+)/);
+  return (m ? m[1] : t).toUpperCase();
+}
+
+export const inviteLink = (code) => `${location.origin}/r/${code}`;

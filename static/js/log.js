@@ -1,0 +1,46 @@
+// The game log: one line per event, built by the table module (game events)
+// or here (room events). Lines are text only.
+import { h } from "./dom.js";
+
+export function logPanel() {
+  const lines = [];
+  const list = h("ol.lines", { "aria-live": "polite", "aria-label": "Game log" });
+  const el = h("div.log", list);
+  const scroll = () => {
+    list.scrollTop = list.scrollHeight;
+  };
+  return {
+    el,
+    lines,
+    add(text, cls = "", keep = true) {
+      if (keep) lines.push({ text, cls });
+      if (lines.length > 400) lines.shift();
+      list.append(h("li", { class: cls || null }, text));
+      if (list.children.length > 400) list.firstChild.remove();
+      scroll();
+    },
+    scroll,
+  };
+}
+
+const WHAT = {
+  joined: (n) => `${n} joined the room.`,
+  left: (n) => `${n} left the room.`,
+  kicked: (n) => `${n} was removed by the host.`,
+  sat: (n, e) => (e.seat === null || e.seat === undefined ? `${n} is watching.` : `${n} sat in seat ${e.seat + 1}.`),
+  host: (n) => `${n} is now the host.`,
+  bot_added: (n) => `${n} (bot) sat down.`,
+  bot_removed: (n) => `${n} (bot) left.`,
+  auto_on: (n) => `A bot is playing for ${n}.`,
+  auto_off: (n) => `${n} is back.`,
+  game_set: () => "The host changed the game or house rules.",
+  settings: () => "The host changed the room settings.",
+  started: () => null,
+  finished: () => "The game is over.",
+};
+
+export function roomEventText(e) {
+  const name = e.name || (e.seat !== null && e.seat !== undefined ? `Seat ${e.seat + 1}` : "Someone");
+  const f = WHAT[e.what];
+  return f ? f(name, e) : null;
+}

@@ -1,0 +1,455 @@
+// The room page: owns the socket, the latest view, the log and the chat, and
+// hands the felt to the table module of the room's game. Table modules are
+// plain functions of a context object; they keep their own UI state (picked
+// cards, melds being arranged) in ctx.ui, which survives new views.
+import { h, mount, toast, $ } from "./dom.js";
+import { seatFor, forgetSeat, pref, setPref } from "./api.js";
+import { RoomSocket } from "./net.js";
+import { showJoin, lobbyPanel, seatsPanel, loadGames } from "./lobby.js";
+import { localTimer } from "./timer.js";
+import { chatPanel } from "./chat.js";
+import { logPanel, roomEventText } from "./log.js";
+
+const TABLES = {
+  posso: () => import("./tables/posso.js"),
+  possession: () => import("./tables/possession.js"),
+  possum: () => import("./tables/possum.js"),
+  bigtwo: () => import("./tables/bigtwo.js"),
+};
+
+const STATUS_TEXT = {
+  connecting: "Connecting…",
+  reconnecting: "Connection lost: reconnecting…",
+  offline: "You are offline. Waiting for the network…",
+  refused: "This seat is no longer valid.",
+  left: "You left the room.",
+};
+
+export function showRoom(app, code) {
+  const seat = seatFor(code);
+  if (!seat || !seat.token) {
+    showJoin(app, code);
+    return null;
+  }
+  const room = new RoomPage(app, code, seat);
+  room.start();
+  return () => room.stop();
+}
+
+class RoomPage {
+  constructor(app, code, seat) {
+    this.app = app;
+    this.code = code.toUpperCase();
+    this.seat = seat;
+    this.view = null;
+    this.table = null; // the loaded table module
+    this.tableName = null;
+    this.ui = { selected: [], sort: pref("sort", "suit") };
+    this.games = null;
+    this.tab = pref("tab", "log");
+    this.saved = this.loadSession();
+    this.log = logPanel();
+    this.chat = chatPanel((text) => this.socket.cmd({ type: "chat", text }));
+    this.lastEvents = [];
+    for (const line of this.saved.log || []) this.log.add(line.text, line.cls, false);
+    for (const line of this.saved.chat || []) this.chat.addRaw(line);
+  }
+
+  loadSession() {
+    try {
+      return JSON.parse(sessionStorage.getItem(`cardroom:session:${this.code}`)) || {};
+    } catch {
+      return {};
+    }
+  }
+
+  saveSession() {
+    try {
+      sessionStorage.setItem(
+        `cardroom:session:${this.code}`,
+        JSON.stringify({ v: this.socket.v, log: this.log.lines.slice(-200), chat: this.chat.lines.slice(-100) }),
+      );
+    } catch {
+      /* storage full or unavailable: a refresh just starts the log afresh */
+    }
+  }
+
+  start() {
+    mount(this.app, h("div.loading", h("p", "Opening the room…")));
+    this.socket = new RoomSocket(this.code, this.seat.token);
+    if (typeof this.saved.v === "number") this.socket.v = this.saved.v;
+    this.socket.addEventListener("view", (e) => this.onView(e.detail));
+    this.socket.addEventListener("event", (e) => this.onEvent(e.detail));
+    this.socket.addEventListener("status", (e) => this.onStatus(e.detail.status));
+    this.socket.addEventListener("refused", (e) => this.onRefused(e.detail));
+    this.socket.addEventListener("error", (e) => this.showError(e.detail.message || "Refused."));
+    this.socket.connect();
+    loadGames().then((g) => {
+      this.games = g;
+      if (this.view && this.isLobby()) this.render();
+    }).catch(() => {});
+    this.onVisible = () => {
+      if (document.visibilityState === "visible") this.socket.reconnectNow();
+    };
+    document.addEventListener("visibilitychange", this.onVisible);
+  }
+
+  stop() {
+    delete document.body.dataset.v;
+    delete document.body.dataset.room;
+    document.removeEventListener("visibilitychange", this.onVisible);
+    this.socket.close();
+    setStatusBanner(null);
+  }
+
+  onStatus(status) {
+    setStatusBanner(status === "online" ? null : STATUS_TEXT[status] || status);
+    document.body.classList.toggle("is-offline", status !== "online");
+  }
+
+  onRefused({ code, reason }) {
+    if (code === 4401 || code === 4403 || code === 4404) forgetSeat(this.code);
+    const why = {
+      4401: "This browser's seat in the room is no longer valid.",
+      4403: "The host removed you from this room.",
+      4404: "This room does not exist any more.",
+      1000: "You left the room.",
+    }[code] || reason;
+    mount(this.app,
+      h("div.lobby", h("section.panel", { style: { maxWidth: "520px", margin: "30px auto" } },
+        h("h1", `Room ${this.code}`),
+        h("p", why),
+        reason && reason !== why ? h("p.muted", reason) : null,
+        h("div.row",
+          code !== 4404 ? h("a.btn.primary", { href: `/r/${this.code}`, "data-nav": "" }, "Join again") : null,
+          h("a.btn", { href: "/", "data-nav": "" }, "Home")),
+      )));
+  }
+
+  showError(message) {
+    message = message ? message[0].toUpperCase() + message.slice(1) : "Refused.";
+    this.ui.error = message;
+    toast(message, "error");
+    const box = this.app.querySelector(".actmsg");
+    if (box) {
+      box.textContent = message;
+      box.classList.add("error");
+    }
+  }
+
+  isLobby() {
+    const v = this.view;
+    return !v || !v.game || v.room.status === "lobby";
+  }
+
+  onView({ v, view }) {
+    const prev = this.view;
+    this.view = view;
+    this.timer = localTimer(view.timer);
+    this.seat.seat = view.you.seat;
+    if (prev && prev.game && view.game && prev.room.status === "playing" && view.room.status !== "playing") {
+      this.tab = this.tab === "chat" ? "chat" : "log";
+    }
+    this.maybeAddBots();
+    this.render();
+    // The version and status on <body>: handy for tests and for styling.
+    document.body.dataset.v = String(v);
+    document.body.dataset.room = view.room.status;
+    this.saveSession();
+  }
+
+  /** Bots asked for on the create form are added once the room is open. */
+  maybeAddBots() {
+    const key = `cardroom:addbots:${this.code}`;
+    const n = Number(sessionStorage.getItem(key) || 0);
+    if (!n || !this.view.you.host || this.view.room.status !== "lobby") return;
+    sessionStorage.removeItem(key);
+    const free = this.view.room.seats.filter((s) => !s).length;
+    for (let i = 0; i < Math.min(n, free); i++) {
+      this.socket.cmd({ type: "add_bot" }).catch((e) => toast(e.message, "error"));
+    }
+  }
+
+  onEvent({ event }) {
+    if (event.type === "chat") {
+      this.chat.add(event);
+      if (this.tab !== "chat") this.markUnread();
+      this.saveSession();
+      return;
+    }
+    let text = null;
+    let cls = "";
+    if (event.type === "room") {
+      text = roomEventText(event);
+      cls = "sys";
+      if (event.what === "started") {
+        this.log.add(`— Game ${event.game_no ?? ""} starts —`, "big");
+        // The next events may belong to another game: describe them once
+        // the new game's table is loaded.
+        this.table = null;
+        this.lastEvents = [];
+      }
+    } else if (!this.table) {
+      // The table module loads with the first view; describe these then.
+      (this.early ||= []).push(event);
+      return;
+    } else if (this.table.describe) {
+      const ctx = this.context();
+      const d = this.table.describe(event, ctx);
+      if (d) {
+        text = typeof d === "string" ? d : d.text;
+        cls = typeof d === "string" ? "" : d.cls || "";
+      }
+      this.lastEvents.push(event);
+      if (this.lastEvents.length > 30) this.lastEvents.shift();
+    } else {
+      this.lastEvents.push(event);
+    }
+    if (text) this.log.add(text, cls);
+    this.saveSession();
+  }
+
+  markUnread() {
+    const b = this.app.querySelector('[data-tab="chat"]');
+    if (b) b.classList.add("unread");
+  }
+
+  /** Everything a table module needs, rebuilt for each render. */
+  context() {
+    const view = this.view;
+    const page = this;
+    const room = view.room;
+    return {
+      room,
+      you: view.you,
+      me: view.you.seat,
+      game: view.game,
+      legal: view.legal || [],
+      timer: this.timer,
+      ui: this.ui,
+      events: this.lastEvents,
+      socket: this.socket,
+      name(seat) {
+        if (seat === null || seat === undefined) return "—";
+        const s = room.seats[seat];
+        if (seat === view.you.seat) return "You";
+        return s ? s.name : `Seat ${seat + 1}`;
+      },
+      seatName(seat) {
+        const s = room.seats[seat];
+        return s ? s.name : `Seat ${seat + 1}`;
+      },
+      act(action) {
+        page.ui.error = null;
+        return page.socket.action(action).then(
+          (r) => r,
+          (err) => {
+            page.showError(err.message);
+            throw err;
+          },
+        );
+      },
+      cmd(c) {
+        return page.socket.cmd(c).catch((err) => {
+          page.showError(err.message);
+          throw err;
+        });
+      },
+      rerender() {
+        page.renderTable();
+      },
+      setSort(by) {
+        page.ui.sort = by;
+        setPref("sort", by);
+        page.renderTable();
+      },
+    };
+  }
+
+  async ensureTable(name) {
+    if (this.tableName === name && this.table) return;
+    const load = TABLES[name];
+    if (!load) throw new Error(`This page cannot show ${name} yet.`);
+    this.table = await load();
+    this.tableName = name;
+    const early = this.early || [];
+    this.early = [];
+    for (const event of early) this.onEvent({ event });
+  }
+
+  render() {
+    const view = this.view;
+    if (!view) return;
+    const mine = view.game && view.you.seat !== null && (view.game.to_act || []).includes(view.you.seat);
+    document.title = `${mine ? "● Your move · " : ""}${view.room.title || view.room.game} · room ${this.code}`;
+    if (this.isLobby()) {
+      this.renderLobby();
+      return;
+    }
+    this.ensureTable(view.room.game).then(
+      () => this.renderShell(),
+      (err) => mount(this.app, h("div.lobby", h("p.err", err.message))),
+    );
+  }
+
+  renderLobby() {
+    const ctx = { room: this.view.room, you: this.view.you, socket: this.socket };
+    const focus = rememberFocus();
+    this.shell = null;
+    mount(this.app,
+      h("div.lobby",
+        h("div.cols",
+          h("section.panel", h("h1", `${this.view.room.title || this.view.room.game}`), lobbyPanel(ctx, this.games)),
+          h("section.panel.chatbox", h("h2", "Chat"), this.chat.el),
+        ),
+      ),
+    );
+    restoreFocus(focus);
+  }
+
+  /** The table layout: felt on the left (or top), side panel with tabs. */
+  renderShell() {
+    if (!this.shell || !this.app.contains(this.shell.root)) {
+      const felt = h("section.felt", { "aria-label": "Card table" });
+      const tabs = h("div.tabs", { role: "tablist" });
+      const body = h("div.tabbody");
+      const side = h("aside.side", tabs, body);
+      const root = h("div.room", felt, side);
+      mount(this.app, root);
+      this.shell = { root, felt, tabs, body, side, tabName: null };
+    }
+    this.renderTable();
+    this.renderSide();
+  }
+
+  renderTable() {
+    if (!this.shell || !this.view || !this.table) return;
+    const ctx = this.context();
+    const focus = rememberFocus();
+    let content;
+    try {
+      content = this.table.render(ctx);
+    } catch (err) {
+      console.error(err);
+      content = h("p.err", `Could not draw the table: ${err.message}`);
+    }
+    const felt = this.shell.felt;
+    felt.className = `felt game-${this.view.room.game} ${this.view.room.status}`;
+    mount(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
+    restoreFocus(focus);
+  }
+
+  resultBanner(ctx) {
+    const room = this.view.room;
+    if (this.resultSeen === room.games_played) return null;
+    const result = this.view.game?.result || room.result;
+    if (!result) return null;
+    const places = result.places || [];
+    const medal = ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th", "10th"];
+    let rank = 0;
+    const rows = places.map((group) => {
+      const label = medal[rank] || `${rank + 1}th`;
+      rank += group.length;
+      return h("li", h("strong", label), " ", group.map((s) => ctx.seatName(s)).join(" & "),
+        result.scores ? h("span.muted", ` · ${group.map((s) => this.table.scoreText?.(result.scores[s], ctx) ?? result.scores[s]).join(", ")}`) : null);
+    });
+    const me = ctx.me;
+    const won = me !== null && places[0]?.includes(me);
+    const isHost = ctx.you.host;
+    return h("div.result", { role: "dialog", "aria-label": "Game over" },
+      h("h2", won ? "You won!" : "Game over"),
+      h("ol.places", rows),
+      room.tally && room.tally.length && room.game === "bigtwo"
+        ? h("p.muted", "Series: ", room.tally.map((t) => `${t.name} ${t.points}`).join(" · "))
+        : null,
+      h("div.row",
+        isHost ? h("button.primary", { id: "rematch", onclick: () => ctx.cmd({ type: "rematch" }).catch(() => {}) }, "Rematch") : h("span.muted", "The host can start a rematch."),
+        h("button", { onclick: () => this.selectTab("players") }, "Seats & settings"),
+        this.table.sheet ? h("button", { onclick: () => this.selectTab("sheet") }, "Score sheet") : null,
+        h("button", { onclick: () => this.hideResult() }, "Look at the table"),
+      ),
+    );
+  }
+
+  /** The game-over card stays closed once looked past (until the next game). */
+  hideResult() {
+    if (this.view?.room.status !== "finished") return;
+    this.resultSeen = this.view.room.games_played;
+    this.app.querySelector(".result")?.remove();
+  }
+
+  tabsFor() {
+    const tabs = [["log", "Log"], ["chat", "Chat"], ["players", "Seats"]];
+    if (this.table?.sheet) tabs.splice(1, 0, ["sheet", "Score sheet"]);
+    return tabs;
+  }
+
+  selectTab(name) {
+    this.hideResult();
+    this.tab = name;
+    setPref("tab", name);
+    this.renderSide();
+    document.body.classList.add("side-open");
+    const b = this.shell?.tabs.querySelector(`[data-tab="${name}"]`);
+    if (b) b.focus();
+  }
+
+  renderSide() {
+    const { tabs, body } = this.shell;
+    const list = this.tabsFor();
+    if (!list.find(([k]) => k === this.tab)) this.tab = "log";
+    const unread = tabs.querySelector(".unread")?.dataset.tab;
+    mount(tabs, list.map(([k, label]) =>
+      h("button.tab", {
+        role: "tab", "aria-selected": String(k === this.tab), dataset: { tab: k },
+        class: k === unread && k !== this.tab ? "unread" : null,
+        onclick: () => {
+          if (k === this.tab && document.body.classList.contains("side-open")) document.body.classList.remove("side-open");
+          else this.selectTab(k);
+        },
+      }, label)));
+    let content;
+    if (this.tab === "chat") content = this.chat.el;
+    else if (this.tab === "log") content = this.log.el;
+    else if (this.tab === "sheet") content = this.table.sheet(this.context());
+    else {
+      // Rebuild the seats panel only when the room changed, so a host's
+      // half-edited form survives the game's many views.
+      const key = JSON.stringify([this.view.room, this.view.you, !!this.games]);
+      if (key !== this.playersKey || !this.playersEl) {
+        this.playersKey = key;
+        this.playersEl = h("div.players", lobbyPanel({ room: this.view.room, you: this.view.you, socket: this.socket }, this.games));
+      }
+      content = this.playersEl;
+    }
+    if (body.firstChild !== content) {
+      const focus = rememberFocus();
+      mount(body, content);
+      restoreFocus(focus);
+    }
+    if (this.tab === "log") this.log.scroll();
+    if (this.tab === "chat") this.chat.scroll();
+  }
+}
+
+function setStatusBanner(text) {
+  const el = $("#netstatus");
+  if (!el) return;
+  el.hidden = !text;
+  el.textContent = text || "";
+}
+
+// Keep keyboard focus across re-renders: elements carry data-key.
+function rememberFocus() {
+  const a = document.activeElement;
+  if (!a || a === document.body) return null;
+  return a.dataset?.key || (a.id ? `#${a.id}` : null);
+}
+
+function restoreFocus(key) {
+  if (!key) return;
+  const el = key.startsWith("#") ? document.getElementById(key.slice(1)) : document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  if (el && el !== document.activeElement) el.focus({ preventScroll: true });
+}
+
+export { seatsPanel };

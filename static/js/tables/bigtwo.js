@@ -1,0 +1,121 @@
+// Big Two table: the trick in the middle, passes and places on the seats,
+// pick cards and play or pass. The server lists every legal play, so the
+// hand lights up only the cards that can still complete a legal play with
+// what is already picked.
+import { h } from "../dom.js";
+import { cardEl, cardsText, sortCards } from "../cards.js";
+import {
+  statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
+  selectedCodes, turnPrompt, seatBadge, shownHands,
+} from "./common.js";
+
+const CATEGORY = {
+  single: "single", pair: "pair", triple: "three of a kind", straight: "straight",
+  flush: "flush", full_house: "full house", four_of_a_kind: "four of a kind",
+  straight_flush: "straight flush",
+};
+const PLACE = ["1st", "2nd", "3rd", "4th"];
+
+/** Plays (card lists) from the legal actions that contain every picked card. */
+export function playsWith(legal, picked) {
+  return (legal || [])
+    .filter((a) => a.type === "play")
+    .map((a) => a.cards)
+    .filter((cards) => picked.every((c) => cards.includes(c)));
+}
+
+const sameSet = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
+
+export function render(ctx) {
+  const g = ctx.game;
+  const hand = g.hand || [];
+  if (ctx.ui.sort !== "rank" && ctx.ui.sort !== "suit") ctx.ui.sort = "rank";
+  pruneSelection(ctx, hand);
+  const picked = selectedCodes(ctx);
+  const mine = isMyTurn(ctx);
+  const fits = mine ? playsWith(ctx.legal, picked) : [];
+  const canComplete = new Set(fits.flat());
+  const exact = fits.some((cards) => sameSet(cards, picked));
+  const canPass = mine && (ctx.legal || []).some((a) => a.type === "pass");
+
+  const placeOf = (s) => {
+    const i = (g.places || []).indexOf(s);
+    return i >= 0 ? PLACE[i] : null;
+  };
+  const extraFor = (s) => ({
+    extra: h("span.tags",
+      placeOf(s) ? h("span.chip.place", placeOf(s)) : null,
+      (g.passed || []).includes(s) ? h("span.chip.passed", "passed") : null,
+      g.trick && g.trick.seat === s ? h("span.chip.down", "on top") : null,
+    ),
+  });
+
+  const lastPlay = [...(ctx.events || [])].reverse().find((e) => e.type === "played");
+  const trick = g.trick
+    ? h("div.trick", { "aria-label": `On the table: ${cardsText(g.trick.cards)} by ${ctx.name(g.trick.seat)}` },
+        h("div.cards", sortCards(g.trick.cards, "rank", "bigtwo").map((c) => cardEl(c))),
+        h("div", h("span.who", ctx.name(g.trick.seat)), ` · ${CATEGORY[g.trick.category] || g.trick.category}`))
+    : h("div.trick.cleared",
+        lastPlay && !g.over
+          ? h("div.cards.faded", { "aria-hidden": "true" }, sortCards(lastPlay.cards, "rank", "bigtwo").map((c) => cardEl(c)))
+          : null,
+        h("div.hint-box", g.over ? "Game over" : g.control
+          ? `${g.turn === ctx.me ? "You have" : `${ctx.name(g.turn)} has`} control: lead any combination${g.must_include ? " (it must include the 3♣)" : ""}.`
+          : ""));
+
+  let prompt = turnPrompt(ctx, g.control ? "Your lead" : "Beat it or pass", null);
+  let hint = "";
+  if (mine) {
+    if (g.must_include) hint = "The first play must include the 3 of clubs.";
+    else if (g.control) hint = "Lead anything: a single, pair, triple or five-card hand.";
+    else hint = `Play a higher ${CATEGORY[g.trick?.category] || "combination"}${g.trick?.size === 5 ? " (or a stronger five-card hand)" : ""}, or pass.`;
+    if (picked.length && !exact) hint = canComplete.size ? "Keep picking: the lit cards can complete a play." : "These cards do not make a play that beats the table.";
+    if (exact) hint = `Ready: ${cardsText(picked)}.`;
+  }
+
+  const me = ctx.me;
+  const actions = mine
+    ? actionBar(ctx, [
+        btn("Play", () => send(ctx, { type: "play", cards: picked }), { primary: true, disabled: !picked.length, key: "play", ready: exact }),
+        btn("Pass", () => send(ctx, { type: "pass" }), { disabled: !canPass, key: "pass", title: canPass ? null : "You have control: you must lead" }),
+      ], hint)
+    : actionBar(ctx, [], g.over ? "" : me === null ? "You are watching." : placeOf(me) ? `You finished ${placeOf(me)}.` : "Wait for your turn.");
+
+  return h("div.tablebox.bigtwo",
+    statusBar(ctx, { title: "Big Two", detail: `${g.played_count || 0} cards played`, prompt }),
+    opponentsRow(ctx, extraFor),
+    h("div.center", trick),
+    g.over ? shownHands(ctx) : null,
+    me !== null
+      ? h(`div.mearea${mine ? ".turn" : ""}`,
+          h("div.mehead", seatBadge(ctx, me, { ...extraFor(me), showFan: false, cls: "compact" })),
+          actions,
+          handArea(ctx, hand, {
+            game: "bigtwo",
+            selectable: mine,
+            playable: mine ? (c) => canComplete.has(c) : null,
+            dimOthers: mine,
+          }))
+      : actions,
+  );
+}
+
+export function describe(e, ctx) {
+  const who = ctx.name(e.seat);
+  switch (e.type) {
+    case "played":
+      return `${who} played ${cardsText(e.cards)} (${CATEGORY[e.category] || e.category})${e.left === 1 ? " — one card left!" : ""}`;
+    case "passed":
+      return `${who} passed.`;
+    case "went_out":
+      return { text: `${who} went out: ${PLACE[e.place - 1] || e.place} place.`, cls: "big" };
+    case "control":
+      return `${who} ${e.seat === ctx.me ? "have" : "has"} control.`;
+    case "game_over":
+      return { text: "Game over.", cls: "big" };
+    default:
+      return null;
+  }
+}
+
+export const scoreText = (score) => PLACE[score - 1] || String(score);

@@ -1,0 +1,257 @@
+// Posso table. A hand goes: (cut) -> deal -> turns of draw / go down / play
+// on / discard, with a Posso window after every discard. The player arranges
+// their own melds to go down (pick cards, make a set or a run, repeat), plays
+// on any meld's ends, swaps wilds out of runs, calls or answers Posso, and
+// cuts the deck blind along its edge. The server judges everything; refusals
+// show its message.
+import { h } from "../dom.js";
+import { cardEl, cardsText } from "../cards.js";
+import { sheetEl, normalizeSheet, requirementText } from "../sheet.js";
+import {
+  statusBar, handArea, actionBar, btn, send, isMyTurn, pruneSelection, selectedCodes,
+  seatBadge, stackEl, pileEl, shownHands, keyed,
+} from "./common.js";
+import { possoPanel, cutPanel, lastHandPanel } from "./posso-panels.js";
+import { meldsArea, stage, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
+import { isWild } from "./posso-runs.js";
+
+export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
+
+// ---- the table ----
+
+export function render(ctx) {
+  const g = ctx.game;
+  const ui = ctx.ui;
+  const hand = g.hand || [];
+  // A new hand (or the end of one) clears half-made plans.
+  if (ui.handNo !== g.hand_no) {
+    ui.handNo = g.hand_no;
+    ui.staged = [];
+    ui.selected = [];
+  }
+  ui.staged = (ui.staged || []).filter((m) => m.keys.every((k) => keyed(hand).some((x) => x.key === k)));
+  const stagedKeys = new Set(ui.staged.flatMap((m) => m.keys));
+  pruneSelection(ctx, hand);
+  ui.selected = ui.selected.filter((k) => !stagedKeys.has(k));
+  const picked = selectedCodes(ctx);
+  const me = ctx.me;
+  const mine = isMyTurn(ctx);
+  const legal = ctx.legal || [];
+  const has = (t) => legal.some((a) => a.type === t);
+  const down = me !== null && g.down?.[me];
+
+  const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx) })];
+  parts.push(h("div.opponents", ringOrder(ctx).map((pos) => seatOrPhantom(ctx, pos))));
+
+  // ---- centre: piles, Posso/cut panels, melds ----
+  const center = h("div.center");
+  const canStack = mine && legal.some((a) => a.type === "draw" && a.source === "stack");
+  const canPile = mine && legal.some((a) => a.type === "draw" && a.source === "pile");
+  const piles = h("div.piles",
+    stackEl(g.stack_count, {
+      label: "Stack",
+      onclick: canStack ? () => send(ctx, { type: "draw", source: "stack" }) : undefined,
+      playable: canStack,
+      hint: canStack ? "Draw the top card" : null,
+    }),
+    pileEl(g.pile_top, {
+      label: g.dead_card ? "Pile (dead)" : "Pile",
+      count: g.pile_size,
+      onclick: canPile ? () => send(ctx, { type: "draw", source: "pile" }) : undefined,
+      playable: canPile,
+    }),
+  );
+  center.append(piles);
+  // A question for me (call? allow? cut!) sits right above my hand, where a
+  // phone shows it without scrolling; other people's show in the middle.
+  let mineAsk = null;
+  if (g.phase === "posso_window" || g.phase === "posso_answer") {
+    const p = g.posso || {};
+    const ask = !ctx.readonly && ((g.phase === "posso_window" && (p.waiting || []).includes(me)) || (g.phase === "posso_answer" && p.next === me));
+    if (ask) mineAsk = possoPanel(ctx);
+    else center.append(possoPanel(ctx));
+  }
+  if (g.phase === "cut" && g.dealer === me && !ctx.readonly) mineAsk = cutPanel(ctx);
+  else if (g.phase === "cut" || (g.cut && !g.cut.due && ui.cutShown !== `${g.hand_no}`)) center.append(cutPanel(ctx));
+  center.append(meldsArea(ctx, { mine, down, picked }));
+  parts.push(center);
+
+  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over) parts.push(lastHandPanel(ctx));
+  if (g.over) parts.push(shownHands(ctx));
+
+  // ---- my area ----
+  if (me !== null) {
+    const buttons = [];
+    let hint = "";
+    if (mine && g.phase === "draw") {
+      buttons.push(btn("Draw from stack", () => send(ctx, { type: "draw", source: "stack" }), { primary: true, disabled: !canStack, key: "draw-stack" }));
+      buttons.push(btn(g.pile_top ? `Take ${cardsText([g.pile_top])}` : "Take pile", () => send(ctx, { type: "draw", source: "pile" }), { disabled: !canPile, key: "draw-pile", title: g.dead_card ? "The pile card is dead after a Posso" : null }));
+      hint = g.dead_card ? "The pile is dead after that Posso: draw from the stack." : "Start your turn: draw from the stack or take the pile card.";
+    } else if (mine && g.phase === "play") {
+      if (!down) {
+        buttons.push(btn("Make set", () => stage(ctx, "set"), { disabled: picked.length < 2, key: "make-set" }));
+        buttons.push(btn("Make run", () => stage(ctx, "run"), { disabled: picked.length < 2, key: "make-run" }));
+        const ready = ui.staged.length === (g.requirement?.melds?.length || 0);
+        buttons.push(btn(g.requirement?.all_cards ? "Go down and out" : "Go down", () => goDown(ctx), { primary: ready, disabled: !ui.staged.length, key: "go-down" }));
+        if (has("go_down")) buttons.push(btn("Arrange for me", () => suggest(ctx), { key: "suggest", title: "Lay out one arrangement that meets the requirement" }));
+      }
+      if (has("discard")) buttons.push(btn("Discard", () => send(ctx, { type: "discard", card: picked[0] }), { disabled: picked.length !== 1, key: "discard", primary: picked.length === 1 && !ui.staged.length }));
+      hint = playHint(ctx, { down, picked });
+    } else if (g.phase === "cut" && g.dealer === me) {
+      hint = "You are the dealer: cut the deck.";
+    }
+    const staging = !down && ui.staged.length ? stagingArea(ctx) : null;
+    const handCards = keyed(hand).filter((x) => !stagedKeys.has(x.key)).map((x) => x.code);
+    const lit = litCards(ctx, { down, picked, mine });
+    parts.push(h(`div.mearea${mine ? ".turn" : ""}`,
+      h("div.mehead", seatBadge(ctx, me, { showFan: false, cls: "compact", extra: seatChips(ctx, me) })),
+      mineAsk,
+      actionBar(ctx, buttons, hint || (g.over ? "" : mine ? "" : waitingText(ctx))),
+      staging,
+      handArea(ctx, handCards, {
+        game: "posso",
+        selectable: mine && g.phase === "play",
+        playable: lit ? (c) => lit.has(c) : null,
+        isWild,
+        label: `Your hand, ${hand.length} cards`,
+      }),
+    ));
+  } else {
+    parts.push(actionBar(ctx, [], "You are watching."));
+  }
+  return h("div.tablebox.posso", parts);
+}
+
+function detailText(g) {
+  const req = g.requirement;
+  const bits = [`Hand ${g.hand_no} of 10`];
+  if (req) bits.push(`${req.text || requirementText(req.melds)} · ${req.deal} cards`);
+  return bits.join(" · ");
+}
+
+function promptText(ctx) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over) return "Game over";
+  const name = (s) => ctx.name(s);
+  switch (g.phase) {
+    case "cut":
+      return g.dealer === me ? "Your cut" : `${name(g.dealer)} is cutting`;
+    case "posso_window":
+      return g.posso?.waiting?.includes(me) ? "Posso?" : "Posso window";
+    case "posso_answer":
+      return g.posso?.next === me ? "Answer the Posso" : `${name(g.posso?.next)} answers`;
+    case "draw":
+      return g.turn === me ? "Your turn: draw" : `${name(g.turn)} to draw`;
+    case "play":
+      return g.turn === me ? "Your turn" : `${name(g.turn)} to play`;
+    default:
+      return "";
+  }
+}
+
+function waitingText(ctx) {
+  const g = ctx.game;
+  if (g.phase === "posso_window" && g.posso?.next === ctx.me) return "You are next: waiting to see if anyone calls Posso.";
+  return "Wait for your turn.";
+}
+
+/** Ring positions from my left, clockwise (phantoms are positions with no seat). */
+function ringOrder(ctx) {
+  const ring = ctx.game.ring && ctx.game.ring.length ? ctx.game.ring : [...Array(ctx.game.seats).keys()];
+  const n = ring.length;
+  const mine = ctx.me === null ? -1 : ring.indexOf(ctx.me);
+  const out = [];
+  for (let i = 1; i <= n; i++) {
+    const pos = (mine + i + n) % n;
+    if (ring[pos] !== ctx.me || ctx.me === null) out.push({ pos, seat: ring[pos] });
+  }
+  if (ctx.me === null) return out.slice(0, n);
+  return out.filter((x) => x.seat !== ctx.me);
+}
+
+function seatOrPhantom(ctx, { pos, seat }) {
+  if (seat === null || seat === undefined) {
+    return h("div.seat.phantom", { role: "group", "aria-label": "Phantom player", dataset: { pos } },
+      h("div.seat-head", h("span.seat-name", "Phantom")),
+      h("div.seat-body", cardEl(null, { extra: "xs" }), h("span.muted-l.phantom-note", "turns the stack top")));
+  }
+  return seatBadge(ctx, seat, { extra: seatChips(ctx, seat) });
+}
+
+function seatChips(ctx, s) {
+  const g = ctx.game;
+  const p = g.posso;
+  return h("span.tags",
+    g.down?.[s] ? h("span.chip.down", { title: "Has gone down" }, "down") : null,
+    p && p.callers?.includes(s) ? h("span.chip.called", "Posso!") : null,
+    p && p.passed?.includes(s) ? h("span.chip.passed", "pass") : null,
+    p && p.waiting?.includes(s) ? h("span.chip.passed", "…") : null,
+    h("span.chip.score", { title: "Score so far" }, `${g.totals?.[s] ?? 0} pts`),
+  );
+}
+
+// ---- the score sheet tab ----
+
+export function sheet(ctx) {
+  const g = ctx.game;
+  const names = [...Array(g.seats).keys()].map((s) => ctx.seatName(s));
+  const data = normalizeSheet(g.sheet || [], names);
+  return h("div.livesheet", sheetEl(data, { current: g.over ? null : g.hand_no, hands: 10, first: g.options?.start_hand || 1 }));
+}
+
+export const scoreText = (n) => `${n} points`;
+
+// ---- the log ----
+
+export function describe(e, ctx) {
+  const who = ctx.name(e.seat);
+  switch (e.type) {
+    case "cut_due":
+      return { text: `Hand ${e.hand}: ${ctx.name(e.dealer)} cuts (needs ${e.target} or ${e.target + 1}).`, cls: "sys" };
+    case "cut":
+      return { text: e.count === null ? `${who} missed the cut (time ran out).` : `${who} cut ${e.count} (needed ${e.target} or ${e.target + 1}): ${e.hit ? "a hit!" : "a miss."}${e.effect ? ` Score ${e.effect.before} → ${e.effect.after}.` : ""}`, cls: e.hit ? "big" : "" };
+    case "dealt":
+      return { text: `Hand ${e.hand}: you were dealt ${e.cards.length} cards.`, cls: "sys" };
+    case "drew":
+      if (e.source === "pile") return `${who} took ${cardsText([e.card])} from the pile.`;
+      return e.seat === ctx.me ? null : `${who} drew from the stack.`;
+    case "drew_card":
+      return { text: `You drew ${cardsText([e.card])}.`, cls: "me" };
+    case "went_down":
+      return { text: `${who} went down: ${e.melds.map((m) => cardsText(m.cards)).join(" | ")}.`, cls: "big" };
+    case "played_on":
+      return `${who} played ${cardsText(e.cards)} on ${e.meld.owner === ctx.me ? "your" : `${ctx.seatName(e.meld.owner)}'s`} ${e.meld.kind === "run" ? "run" : "set"}.`;
+    case "swapped_wild":
+      return `${who} swapped ${cardsText([e.card])} for the ${cardsText([e.wild])}, which moved to the ${e.end} end.`;
+    case "discarded":
+      ctx.ui.cutShown = `${ctx.game?.hand_no}`; // the cut's news is old once play is on
+      return `${who} discarded ${cardsText([e.card])}.`;
+    case "posso_opened":
+      return null;
+    case "posso_called":
+      return { text: `${who} called Posso!`, cls: "big" };
+    case "posso_passed":
+      return null;
+    case "posso_answered":
+      return `${who} ${e.allow ? "allowed" : "denied"} ${e.caller === ctx.me ? "your" : `${ctx.seatName(e.caller)}'s`} Posso${e.timed_out ? " (no answer in time)" : ""}.`;
+    case "possoed":
+      return `${who} took ${cardsText([e.card])}${e.penalty ? " and a penalty card" : ""}.`;
+    case "posso_penalty_card":
+      return { text: `Your penalty card: ${cardsText([e.card])}.`, cls: "me" };
+    case "phantom_turned":
+      return `The phantom turned up ${cardsText([e.card])}.`;
+    case "reshuffled":
+      return { text: "The pile was shuffled into a new stack.", cls: "sys" };
+    case "timed_out":
+      return null;
+    case "went_out":
+      return { text: `${who} went out!`, cls: "big" };
+    case "hand_ended":
+      return { text: `Hand ${e.hand} is over: ${e.row.points.map((p, s) => `${ctx.seatName(s)} +${p}`).join(", ")}.`, cls: "big" };
+    case "game_over":
+      return { text: "Game over.", cls: "big" };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,144 @@
+"""The client's own logic, run in the real browser on the served modules:
+the socket notices a version gap and asks for a fresh view, stops waiting on
+a dead connection when the browser goes offline, and Posso runs are laid out
+low to high with wilds where they stand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Pages
+
+pytestmark = pytest.mark.browser
+
+# A stand-in WebSocket that records what the client sends and lets the test
+# deliver server messages.
+FAKE_SOCKET = """() => {
+window.sent = [];
+window.sockets = [];
+class FakeSocket {
+  constructor(url) { this.url = url; this.readyState = 0; window.sockets.push(this); }
+  send(text) { window.sent.push(JSON.parse(text)); }
+  close() { this.readyState = 3; }
+  open() { this.readyState = 1; this.onopen && this.onopen(); }
+  deliver(msg) { this.onmessage({ data: JSON.stringify(msg) }); }
+}
+FakeSocket.OPEN = 1;
+window.WebSocket = FakeSocket;
+}"""
+
+
+def run(page: Any, body: str) -> Any:
+    return page.evaluate(f"async () => {{ {body} }}")
+
+
+def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages) -> None:
+    page = pages.open("/")
+    page.evaluate(FAKE_SOCKET)
+    out = run(
+        page,
+        """
+        const { RoomSocket } = await import("/js/net.js");
+        const s = new RoomSocket("ABC123", "tok");
+        const seen = [];
+        s.addEventListener("event", (e) => seen.push(e.detail.v));
+        s.connect();
+        const ws = window.sockets[0];
+        ws.open();
+        ws.deliver({ v: 5, view: { room: {} } });
+        ws.deliver({ v: 6, event: { type: "chat" } });
+        const before = window.sent.length;
+        ws.deliver({ v: 8, event: { type: "chat" } });   // 7 went missing
+        const asked = window.sent.slice(before);
+        // After a lost connection the client resumes from the last version.
+        ws.onclose({ code: 1006 });
+        await new Promise((r) => setTimeout(r, 400));
+        return { seen, asked, url: window.sockets[1] && window.sockets[1].url, first: ws.url };
+        """,
+    )
+    assert out["seen"] == [6]  # the event after the gap is not applied
+    assert [m.get("cmd") for m in out["asked"]] == [{"type": "resync"}]
+    assert "since" not in out["first"]
+    assert out["url"] and "since=6" in out["url"] and "token=tok" in out["url"]
+
+
+def test_refused_seat_stops_reconnecting_and_offline_drops_the_socket(pages: Pages) -> None:
+    page = pages.open("/")
+    page.evaluate(FAKE_SOCKET)
+    out = run(
+        page,
+        """
+        const { RoomSocket } = await import("/js/net.js");
+        const a = new RoomSocket("ABC123", "bad");
+        const why = [];
+        a.addEventListener("refused", (e) => why.push(e.detail.code));
+        a.connect();
+        window.sockets[0].open();
+        window.sockets[0].onclose({ code: 4401, reason: "bad token" });
+        await new Promise((r) => setTimeout(r, 500));
+        const afterRefusal = window.sockets.length;
+
+        const b = new RoomSocket("ABC123", "tok");
+        const states = [];
+        b.addEventListener("status", (e) => states.push(e.detail.status));
+        b.connect();
+        window.sockets[1].open();
+        window.dispatchEvent(new Event("offline"));
+        return { why, afterRefusal, states, dropped: window.sockets[1].readyState };
+        """,
+    )
+    assert out["why"] == [4401]
+    assert out["afterRefusal"] == 1  # no retry with a refused token
+    assert out["states"][-1] in ("offline", "reconnecting")
+    assert out["dropped"] == 3
+
+
+def test_posso_runs_are_laid_out_low_to_high(pages: Pages) -> None:
+    page = pages.open("/")
+    out = run(
+        page,
+        """
+        const { arrangeRun, arrangeOnRun } = await import("/js/tables/posso.js");
+        return {
+          gap: arrangeRun(["7H", "5H", "2C", "8H"]),
+          spareHigh: arrangeRun(["9S", "10S", "JS", "JK"]),
+          spareLowAtAce: arrangeRun(["QD", "KD", "AD", "2S"]),
+          spareLow: arrangeRun(["9S", "10S", "JS", "JK"], "low"),
+          onHigh: arrangeOnRun({ low: "5", high: "8" }, ["JH", "2D", "9H"], "high"),
+          onLow: arrangeOnRun({ low: "6", high: "9" }, ["3C", "JK"], "low"),
+        };
+        """,
+    )
+    assert out["gap"] == ["5H", "2C", "7H", "8H"]
+    assert out["spareHigh"] == ["9S", "10S", "JS", "JK"]
+    assert out["spareLowAtAce"] == ["2S", "QD", "KD", "AD"]
+    assert out["spareLow"] == ["JK", "9S", "10S", "JS"]
+    assert out["onHigh"] == ["9H", "2D", "JH"]
+    assert out["onLow"] == ["3C", "JK"]
+
+
+def test_cards_have_names_and_sort_in_each_games_order(pages: Pages) -> None:
+    page = pages.open("/")
+    out = run(
+        page,
+        """
+        const c = await import("/js/cards.js");
+        const hand = ["2C", "KD", "3S", "AH", "JK", "10H", "3C"];
+        return {
+          names: ["10H", "QS", "AD", "JK"].map(c.cardName),
+          bigtwo: c.sortCards(["2C", "KD", "3S", "AH", "3C", "10H"], "rank", "bigtwo"),
+          posso: c.sortCards(hand, "rank", "posso"),
+          suit: c.sortCards(["KD", "3S", "AH", "3C"], "suit"),
+          label: c.cardEl("10H", { onclick() {} }).getAttribute("aria-label"),
+          tag: c.cardEl("10H", { onclick() {} }).tagName,
+        };
+        """,
+    )
+    assert out["names"] == ["10 of hearts", "queen of spades", "ace of diamonds", "joker"]
+    assert out["bigtwo"] == ["3C", "3S", "10H", "KD", "AH", "2C"]
+    assert out["posso"] == ["3C", "3S", "10H", "KD", "AH", "2C", "JK"]  # wilds last
+    assert out["suit"] == ["3C", "KD", "3S", "AH"]
+    assert out["label"] == "10 of hearts"
+    assert out["tag"] == "BUTTON"
