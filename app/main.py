@@ -1,25 +1,137 @@
-"""The ASGI application."""
+"""The ASGI application: HTTP routes, the room WebSocket, and the static client.
+
+`create_app(settings, records)` builds a fresh app around one RoomManager; on
+startup it recovers every open room from `records` by replay.  Routers that
+other parts of the project provide (history, accounts) are included when their
+modules exist, so the app runs without them.
+"""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+import asyncio
+import gc
+import importlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
+from fastapi import APIRouter, FastAPI, HTTPException
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from app.api import rooms as rooms_api
+from app.api import ws as ws_api
+from app.core.config import Settings, get_settings
 from app.games import GAMES
+from app.rooms.manager import RoomManager
+from app.store.records import MemoryRecords, Records
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+#: optional routers: (module, attribute)
+OPTIONAL_ROUTERS = (("app.api.history", "router"), ("app.api.accounts", "router"))
 
 
-def create_app() -> FastAPI:
-    app = FastAPI(title="Card room", version="0.1.0")
+def _optional_router(module: str, attr: str) -> APIRouter | None:
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name == module:  # the module is simply not there yet
+            return None
+        raise
+    router = getattr(mod, attr, None)
+    return router if isinstance(router, APIRouter) else None
+
+
+def _game_info(game: Any) -> dict[str, Any]:
+    try:
+        defaults: dict[str, Any] | None = game.Options().model_dump(mode="json")
+    except Exception:  # an option without a default: the form must ask for it
+        defaults = None
+    return {
+        "name": game.name,
+        "title": game.title,
+        "min_seats": game.min_seats,
+        "max_seats": game.max_seats,
+        "options_schema": game.Options.model_json_schema(),
+        "options_defaults": defaults,
+    }
+
+
+#: seconds between freezes of the heap, and between full sweeps of it
+GC_FREEZE_EVERY = 5.0
+GC_SWEEP_EVERY = 900.0
+
+
+async def _gc_housekeeping() -> None:
+    """Keep the collector's full passes short.  A full collection scans every
+    tracked object while the event loop - every room - waits; with a thousand
+    rooms and their sockets that took most of a second, several times a minute.
+    Objects that have lived through a freeze interval are moved out of its
+    reach (`gc.freeze`); plain garbage is still freed by reference counting,
+    and a full sweep every GC_SWEEP_EVERY seconds collects any cycles that died
+    after being frozen."""
+    last_sweep = time.monotonic()
+    while True:
+        await asyncio.sleep(GC_FREEZE_EVERY)
+        if time.monotonic() - last_sweep >= GC_SWEEP_EVERY:
+            gc.unfreeze()
+            gc.collect()
+            last_sweep = time.monotonic()
+        gc.freeze()
+
+
+def create_app(settings: Settings | None = None, records: Records | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    records = records if records is not None else MemoryRecords()
+    manager = RoomManager(records, GAMES)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        recovered = await manager.recover()
+        if recovered:
+            log.info("recovered %d open room(s)", recovered)
+        gc.collect()
+        gc.freeze()
+        housekeeping = asyncio.get_running_loop().create_task(_gc_housekeeping())
+        yield
+        housekeeping.cancel()
+        await manager.shutdown()
+
+    app = FastAPI(title="Card room", version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.records = records
+    app.state.rooms = manager
 
     @app.get("/api/health")
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
     @app.get("/api/games")
-    async def games() -> list[dict[str, object]]:
-        return [
-            {"name": g.name, "title": g.title, "min_seats": g.min_seats, "max_seats": g.max_seats}
-            for g in GAMES.values()
-        ]
+    async def games() -> list[dict[str, Any]]:
+        return [_game_info(g) for g in GAMES.values()]
+
+    app.include_router(rooms_api.router)
+    app.include_router(ws_api.router)
+    for module, attr in OPTIONAL_ROUTERS:
+        router = _optional_router(module, attr)
+        if router is not None:
+            app.include_router(router)
+
+    if STATIC_DIR.is_dir():
+        index = STATIC_DIR / "index.html"
+
+        @app.get("/r/{code}", include_in_schema=False)
+        async def invite(code: str) -> FileResponse:
+            if not index.is_file():
+                raise HTTPException(404, detail={"code": "no_client", "message": "no client"})
+            return FileResponse(index)
+
+        app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="static")
 
     return app
 

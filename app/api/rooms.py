@@ -1,0 +1,97 @@
+"""HTTP routes for opening, joining and looking at rooms (see docs/protocol.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.api.deps import get_rooms, http_error
+from app.api.identity import Identity, identity
+from app.rooms.errors import RoomError
+from app.rooms.manager import RoomManager
+from app.rooms.settings import RoomSettings
+
+router = APIRouter(prefix="/api", tags=["rooms"])
+Rooms = Annotated[RoomManager, Depends(get_rooms)]
+Who = Annotated[Identity, Depends(identity)]
+
+
+class CreateRoom(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = Field(max_length=40)
+    options: dict[str, Any] = Field(default_factory=dict)
+    name: str = Field(max_length=200)
+    settings: dict[str, Any] | None = None
+
+
+class JoinRoom(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(max_length=200)
+    spectator: bool = False
+
+
+class Ticket(BaseModel):
+    """What a browser keeps to come back to its seat: `token` is secret."""
+
+    code: str
+    token: str
+    seat: int | None
+    player: str
+
+
+@router.post("/rooms", response_model=Ticket)
+async def create_room(
+    body: CreateRoom,
+    rooms: Rooms,
+    who: Who,
+) -> Ticket:
+    try:
+        room, player, token = await rooms.create(
+            body.game,
+            body.options,
+            body.name,
+            body.settings,
+            guest_id=who.guest_id,
+            account_id=who.account_id,
+        )
+    except RoomError as err:
+        raise http_error(err) from None
+    return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
+
+
+@router.post("/rooms/{code}/join", response_model=Ticket)
+async def join_room(
+    code: str,
+    body: JoinRoom,
+    rooms: Rooms,
+    who: Who,
+) -> Ticket:
+    try:
+        room = rooms.require(code)
+        player, token = await room.join(
+            body.name,
+            guest_id=who.guest_id,
+            account_id=who.account_id,
+            spectator=body.spectator,
+        )
+    except RoomError as err:
+        raise http_error(err) from None
+    return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
+
+
+@router.get("/rooms/{code}")
+async def get_room(code: str, rooms: Rooms) -> dict[str, Any]:
+    try:
+        room = rooms.require(code)
+    except RoomError as err:
+        raise http_error(err) from None
+    return {"room": room.room_public()}
+
+
+@router.get("/room-settings")
+async def room_settings() -> dict[str, Any]:
+    return {"schema": RoomSettings.model_json_schema(), "defaults": RoomSettings().model_dump()}

@@ -1,0 +1,166 @@
+"""The room WebSocket: authenticate by seat token, then read client messages and
+hand each to the room; everything outbound goes through the room's choke point
+and the connection's queue (see docs/protocol.md).
+
+Bad input is answered, not fatal: each refused frame gets an error naming the
+problem and the socket stays open; only a sustained flood or a peer that stops
+reading gets closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from app.api.deps import get_app_settings
+from app.rooms.connection import Connection
+from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
+from app.rooms.manager import RoomManager
+from app.rooms.ratelimit import TokenBucket
+from app.rooms.room import Room
+
+log = logging.getLogger(__name__)
+router = APIRouter()
+
+CLOSE_BAD_TOKEN = 4401
+CLOSE_NO_ROOM = 4404
+CLOSE_FLOOD = 4429
+#: net refusals for rate (each accepted message takes one back) before closing
+FLOOD_STRIKES = 100
+
+
+def _error(code: str, message: str, msg_id: Any = None, v: int = 0) -> str:
+    return orjson.dumps(
+        {"re": msg_id, "error": {"code": code, "message": message}, "v": v}
+    ).decode()
+
+
+@router.websocket("/ws/rooms/{code}")
+async def room_socket(websocket: WebSocket, code: str) -> None:
+    await websocket.accept()
+    rooms: RoomManager = websocket.app.state.rooms
+    room = rooms.get(code)
+    if room is None:
+        await _refuse(websocket, "no_room", f"there is no open room {code!r}", CLOSE_NO_ROOM)
+        return
+    player = room.authenticate(websocket.query_params.get("token", ""))
+    if player is None:
+        await _refuse(
+            websocket,
+            "bad_token",
+            "this link's seat token is missing or not valid",
+            CLOSE_BAD_TOKEN,
+        )
+        return
+    since: int | None = None
+    raw_since = websocket.query_params.get("since")
+    if raw_since is not None:
+        with contextlib.suppress(ValueError):
+            since = int(raw_since)
+
+    dead = asyncio.Event()
+    batch = websocket.query_params.get("batch") in ("1", "true")
+    conn = Connection(websocket.send_text, _closer(websocket), on_dead=dead.set, batch=batch)
+    conn.player_id = player.player_id
+    conn.start()
+    idle = asyncio.Event()
+    idle.set()
+    reader = asyncio.create_task(_read(websocket, conn, room, idle))
+    stopper = asyncio.create_task(dead.wait())
+    try:
+        if await room.connect(conn, since):
+            await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        # never cancel the reader inside room.handle: a command cut in half
+        # would leave the room changed but unannounced
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(idle.wait(), timeout=30.0)
+        for task in (reader, stopper):
+            task.cancel()
+        for task in (reader, stopper):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await room.disconnect(conn)
+        if not conn.closing:
+            await conn.stop()
+        else:  # let a queued close (left, kicked, flooding) go out first
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(dead.wait(), timeout=2.0)
+            await conn.stop()
+
+
+def _closer(websocket: WebSocket) -> Any:
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code, reason)
+
+    return close
+
+
+async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+    with contextlib.suppress(Exception):
+        await websocket.send_text(_error(code, message))
+        await websocket.close(close_code, message[:120])
+
+
+async def _read(websocket: WebSocket, conn: Connection, room: Room, idle: asyncio.Event) -> None:
+    limits = get_app_settings(websocket)
+    limit = limits.max_frame_bytes
+    bucket = TokenBucket(limits.max_messages_per_second)
+    strikes = 0
+    try:
+        while True:
+            msg = await websocket.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            data = msg.get("text")
+            if data is None:
+                data = msg.get("bytes")
+            if data is None:
+                continue
+            if room.closed:
+                conn.close(1000, "the room has closed")
+                return
+            if frame_too_large(data, limit):
+                conn.push(_error("too_large", f"messages are limited to {limit} bytes", v=room.v))
+                continue
+            try:
+                msg_id, kind, payload = parse_message(data)
+            except EnvelopeError as err:
+                msg_id, kind, payload = err.msg_id, "", {}
+                error: tuple[str, str] | None = (err.code, err.message)
+            else:
+                error = None
+            if not bucket.take():
+                strikes += 1
+                if strikes >= FLOOD_STRIKES:
+                    conn.close(CLOSE_FLOOD, "too many messages")
+                    return
+                rate = limits.max_messages_per_second
+                conn.push(
+                    _error(
+                        "rate_limited",
+                        f"slow down: at most {rate:g} messages a second",
+                        msg_id,
+                        room.v,
+                    )
+                )
+                continue
+            strikes = max(0, strikes - 1)  # a flood, not a burst, gets cut off
+            if error is not None:
+                conn.push(_error(*error, msg_id, room.v))
+                continue
+            idle.clear()
+            try:
+                await room.handle(conn, msg_id, kind, payload)
+            finally:
+                idle.set()
+    except (WebSocketDisconnect, RuntimeError):
+        # Starlette raises RuntimeError from receive once a send on this socket failed
+        return

@@ -1,0 +1,167 @@
+"""One socket's outbound side, decoupled from the room.
+
+The room never awaits a socket: it pushes already-encoded frames onto the
+connection's queue and moves on.  At the end of the event-loop tick the queue
+is flushed: each send is started right there, and almost always finishes at
+once (the transport takes the bytes).  Only a send that has to wait - the peer
+stopped reading and the transport paused - is parked, and resumed when what
+it waits on completes; until then later frames stay queued.  A peer that stops
+reading therefore fills only its own queue, and past a limit the connection is
+dropped (the client reconnects with `since` and catches up): one slow or dead
+socket can never hold up a room or the rooms around it.
+
+Driving the send coroutines by hand, instead of from a writer task per socket,
+saves a task switch per frame on the hot path (see bench/load.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SendText = Callable[[str], Awaitable[None]]
+Close = Callable[[int, str], Awaitable[None]]
+
+#: frames waiting for one socket before it counts as too slow
+MAX_QUEUE = 512
+
+
+class Connection:
+    """An authenticated socket in a room.  `player_id` says whose it is; `on_dead`
+    runs once when the connection gives up (slow peer, failed send) or has sent
+    its close, so the socket's reader can stop too."""
+
+    def __init__(
+        self,
+        send_text: SendText,
+        close: Close,
+        *,
+        max_queue: int = MAX_QUEUE,
+        on_dead: Callable[[], None] | None = None,
+        batch: bool = False,
+    ) -> None:
+        self.player_id = ""
+        self._send_text = send_text
+        self._close = close
+        self._max_queue = max_queue
+        self._on_dead = on_dead
+        self._queue: deque[str | tuple[int, str]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._flush_due = False
+        self._parked: Coroutine[Any, Any, Any] | None = None
+        self._closed_sent = False
+        self.dead = False
+        self.closing = False
+        #: send everything queued at once as one JSON array frame (see docs/protocol.md)
+        self.batch = batch
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+
+    def push(self, frame: str) -> None:
+        """Queue one encoded frame; never blocks."""
+        if self.dead or self.closing:
+            return
+        if len(self._queue) >= self._max_queue:
+            log.info("dropping a socket that fell %d frames behind", len(self._queue))
+            self._die()
+            return
+        self._queue.append(frame)
+        self._schedule()
+
+    def close(self, code: int, reason: str) -> None:
+        """Send what is queued, then close with `code`; later pushes are dropped."""
+        if self.dead or self.closing:
+            return
+        self.closing = True
+        self._queue.append((code, reason))
+        self._schedule()
+
+    async def stop(self) -> None:
+        """Forget the socket (it is gone, or its handler is leaving)."""
+        self.dead = True
+        self._queue.clear()
+        self._abandon()
+
+    # ----------------------------------------------------------------- sending
+
+    def _schedule(self) -> None:
+        if self._flush_due or self._parked is not None:
+            return
+        loop = self._loop or asyncio.get_running_loop()
+        self._loop = loop
+        self._flush_due = True
+        loop.call_soon(self._flush)  # after this tick: a change's frames go out together
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        queue = self._queue
+        while queue and self._parked is None and not self.dead:
+            item = queue.popleft()
+            if self.batch and queue and not isinstance(item, tuple):
+                # a change's events, view and ack were queued together: one frame
+                items = [item]
+                while queue and not isinstance(queue[0], tuple):
+                    items.append(queue.popleft())  # type: ignore[arg-type]
+                item = "[" + ",".join(items) + "]"
+            if isinstance(item, tuple):
+                self._closed_sent = True
+                self._step(self._close(*item))  # type: ignore[arg-type]
+            else:
+                self._step(self._send_text(item))  # type: ignore[arg-type]
+
+    def _step(self, coro: Coroutine[Any, Any, Any], *, resuming: bool = False) -> None:
+        """Run a send until it finishes or must wait; park it if it must wait."""
+        try:
+            waiting = coro.send(None)
+        except StopIteration:
+            if resuming:
+                self._parked = None
+            if self._closed_sent:
+                self._finish_close()
+            elif resuming and self._queue:
+                self._flush()
+            return
+        except (Exception, asyncio.CancelledError):  # the socket failed: its reader sees it too
+            self._parked = None
+            self._die()
+            return
+        self._parked = coro
+        if waiting is None:  # a bare yield (sleep(0)): try again next tick
+            assert self._loop is not None
+            self._loop.call_soon(self._resume, coro)
+        elif hasattr(waiting, "add_done_callback"):  # an asyncio future, as a Task would see
+            waiting._asyncio_future_blocking = False
+            waiting.add_done_callback(lambda _f: self._resume(coro))
+        else:
+            log.error("a socket send waited on %r; dropping the socket", waiting)
+            self._die()
+
+    def _resume(self, coro: Coroutine[Any, Any, Any]) -> None:
+        if self._parked is coro:
+            self._step(coro, resuming=True)
+
+    def _finish_close(self) -> None:
+        if not self.dead:
+            self.dead = True
+            if self._on_dead is not None:
+                self._on_dead()
+
+    def _abandon(self) -> None:
+        coro, self._parked = self._parked, None
+        if coro is not None:
+            coro.close()
+
+    def _die(self) -> None:
+        if self.dead:
+            return
+        self.dead = True
+        self._queue.clear()
+        self._abandon()
+        if self._on_dead is not None:
+            self._on_dead()

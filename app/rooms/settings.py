@@ -1,0 +1,51 @@
+"""Room settings: the host's knobs for time and bots, validated strictly so a typo
+is refused rather than silently ignored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.games.base import describe_validation_error
+from app.rooms.errors import RoomError
+
+
+class RoomSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: seconds the Posso window stays open
+    posso_window: float = Field(default=3.0, ge=0, le=15)
+    #: seconds the next player has to answer a Posso call (timing out allows it)
+    posso_answer: float = Field(default=5.0, ge=0, le=60)
+    #: seconds the dealer has to cut (timing out is a miss)
+    cut: float = Field(default=15.0, ge=0, le=120)
+    #: None = no turn timer; else seconds before a bot plays the turn
+    turn_timer: float | None = Field(default=None, ge=5, le=600)
+    #: seconds a seated player may be gone before the host may hand the seat to a bot
+    disconnect_grace: float = Field(default=60.0, ge=0, le=3600)
+    #: seconds a bot "thinks" (randomised 0.5x..1.5x)
+    bot_delay: float = Field(default=0.8, ge=0, le=10)
+    #: finished games of this room may be replayed by anyone
+    public_replays: bool = False
+
+    def timer_seconds(self, kind: str) -> float:
+        """How long the engine's named timer runs; unknown kinds get a safe default."""
+        value = getattr(self, kind, None) if kind in _GAME_TIMERS else None
+        return float(value) if isinstance(value, (int, float)) else 10.0
+
+
+_GAME_TIMERS = frozenset({"posso_window", "posso_answer", "cut"})
+
+
+def parse_settings(raw: Any, base: RoomSettings | None = None) -> RoomSettings:
+    """Validate settings (a partial update over `base` when given)."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise RoomError("bad_settings", "settings must be a JSON object")
+    merged = {**(base.model_dump() if base else {}), **raw}
+    try:
+        return RoomSettings.model_validate(merged)
+    except ValidationError as err:
+        raise RoomError("bad_settings", f"bad settings: {describe_validation_error(err)}") from None

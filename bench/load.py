@@ -1,0 +1,563 @@
+"""Load test: N rooms of 4 WebSocket players against a real uvicorn, compared
+with a bare FastAPI fan-out server (bench/bare_server.py) in the same run.
+
+    .venv/bin/python bench/load.py --rooms 100,1000 --duration 15
+
+For each server (the card room with Big Two, then the bare server) and each
+room count, a fresh uvicorn subprocess is started on a free loopback port and
+a client subprocess drives it in two modes:
+
+- paced: each room acts once a second (staggered), as a busy evening would;
+- saturation: each room keeps exactly one action outstanding, acting again as
+  soon as its previous action's views have reached all four players.
+
+Latency is from an action's send to the moment the last of its room's four
+players has received the view of that change.  Server CPU (% of one core) and
+memory come from psutil on the server process over the measured window.
+The client runs in its own process so the two do not share an event loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+# --------------------------------------------------------------------- client
+
+
+class LiteSocket(asyncio.Protocol):
+    """A minimal WebSocket client (RFC 6455, no extensions) that parses frames
+    straight in `data_received` and hands each message to a callback.  A general
+    client library costs more per message than the servers under test spend, so
+    with it the client, not the server, would set the saturation figure."""
+
+    def __init__(self, on_message: Any) -> None:
+        self.on_message = on_message
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.parts: list[bytes] = []
+        self.open: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.rng = random.Random()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.open.done():
+            self.open.set_exception(ConnectionError("closed during the handshake"))
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        if not self.open.done():
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            status = bytes(buf[: buf.find(b"\r\n")])
+            del buf[: end + 4]
+            if b" 101 " not in status:
+                self.open.set_exception(ConnectionError(status.decode(errors="replace")))
+                return
+            self.open.set_result(None)
+        while len(buf) >= 2:
+            b0, b1 = buf[0], buf[1]
+            size, pos = b1 & 0x7F, 2
+            if size == 126:
+                if len(buf) < 4:
+                    return
+                size, pos = int.from_bytes(buf[2:4], "big"), 4
+            elif size == 127:
+                if len(buf) < 10:
+                    return
+                size, pos = int.from_bytes(buf[2:10], "big"), 10
+            if len(buf) < pos + size:
+                return
+            payload = bytes(buf[pos : pos + size])
+            del buf[: pos + size]
+            op = b0 & 0x0F
+            if op in (0x1, 0x2, 0x0):
+                self.parts.append(payload)
+                if b0 & 0x80:
+                    msg = self.parts[0] if len(self.parts) == 1 else b"".join(self.parts)
+                    self.parts = []
+                    self.on_message(msg)
+            elif op == 0x9:
+                self._frame(0xA, payload)
+            elif op == 0x8 and self.transport is not None:
+                self.transport.close()
+
+    def _frame(self, op: int, data: bytes) -> None:
+        n = len(data)
+        head = bytes([0x80 | op])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+        else:
+            head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+        key = self.rng.getrandbits(32).to_bytes(4, "big")
+        mask = (key * (n // 4 + 1))[:n]
+        body = (int.from_bytes(data, "big") ^ int.from_bytes(mask, "big")).to_bytes(n, "big")
+        assert self.transport is not None
+        self.transport.write(head + key + body)
+
+    def send_text(self, text: str) -> None:
+        self._frame(0x1, text.encode())
+
+    def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self._frame(0x8, (1000).to_bytes(2, "big"))
+            self.transport.close()
+
+
+async def lite_connect(port: int, path: str, on_message: Any) -> LiteSocket:
+    loop = asyncio.get_running_loop()
+    _, proto = await loop.create_connection(lambda: LiteSocket(on_message), "127.0.0.1", port)
+    key = base64.b64encode(random.randbytes(16)).decode()
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert proto.transport is not None
+    proto.transport.write(request.encode())
+    await asyncio.wait_for(proto.open, 30)
+    return proto
+
+
+@dataclass
+class Player:
+    seat: int
+    ws: Any = None
+    view: dict[str, Any] | None = None
+    v: int = -1
+
+
+@dataclass
+class RoomDriver:
+    """One room's four players; at most one change of ours in flight."""
+
+    index: int
+    stats: Stats
+    players: list[Player] = field(default_factory=list)
+    pending: tuple[int, float, bool] | None = None  # expected v, sent at, is a game action
+    seen: int = 0
+    next_id: int = 0
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    rng: random.Random = field(default_factory=random.Random)
+
+    def on_view(self, p: Player, v: int, view: dict[str, Any], now: float) -> None:
+        p.view, p.v = view, v
+        pend = self.pending
+        if pend is not None and v >= pend[0]:
+            self.seen |= 1 << p.seat
+            if self.seen == 0b1111:
+                self.pending = None
+                self.stats.done(pend[1], now, pend[2])
+                self.wake.set()
+
+    def on_error(self, error: dict[str, Any]) -> None:
+        self.stats.errors += 1
+        if self.stats.errors <= 5:
+            print("refused:", error, file=sys.stderr)
+        self.pending = None
+        self.wake.set()
+
+    def act(self) -> bool:
+        """Send the next move (or a rematch); False when nothing can be sent yet."""
+        if self.pending is not None:
+            return False
+        vs = {p.v for p in self.players}
+        if len(vs) != 1:
+            return False
+        v = vs.pop()
+        host = self.players[0]
+        msg: dict[str, Any] | None = None
+        is_action = False
+        for p in self.players:
+            view = p.view or {}
+            if view.get("legal"):
+                msg = {"action": self.rng.choice(view["legal"])}
+                actor, is_action = p, True
+                break
+        else:
+            status = ((host.view or {}).get("room") or {}).get("status")
+            if status != "finished":
+                return False
+            msg, actor = {"cmd": {"type": "rematch"}}, host
+        self.next_id += 1
+        msg["id"] = self.next_id
+        self.seen = 0
+        self.pending = (v + 1, time.perf_counter(), is_action)
+        actor.ws.send_text(_dumps(msg))
+        return True
+
+
+@dataclass
+class Stats:
+    measuring: bool = False
+    latencies: list[float] = field(default_factory=list)
+    actions: int = 0
+    changes: int = 0
+    errors: int = 0
+    late: int = 0
+
+    def done(self, sent: float, now: float, is_action: bool) -> None:
+        if not self.measuring:
+            return
+        self.changes += 1
+        if is_action:
+            self.actions += 1
+            self.latencies.append(now - sent)
+
+
+def _dumps(obj: Any) -> str:
+    import orjson
+
+    return orjson.dumps(obj).decode()
+
+
+def _receiver(room: RoomDriver, p: Player) -> Any:
+    import orjson
+
+    def on_message(raw: bytes) -> None:
+        parsed = orjson.loads(raw)
+        for m in parsed if isinstance(parsed, list) else (parsed,):
+            if "view" in m:
+                room.on_view(p, m["v"], m["view"], time.perf_counter())
+            elif "error" in m:
+                room.on_error(m["error"])
+
+    return on_message
+
+
+async def _post(http: Any, url: str, body: dict[str, Any]) -> dict[str, Any]:
+    """POST with a few retries: thousands of set-up requests at once can meet a
+    connection the server has just closed (keep-alive expiry)."""
+    for attempt in range(5):
+        try:
+            r = await http.post(url, json=body)
+            r.raise_for_status()
+            return dict(r.json())
+        except Exception:
+            if attempt == 4:
+                raise
+            await asyncio.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+async def _setup_real(base: str, port: int, n: int, game: str, batch: bool) -> list[RoomDriver]:
+    import httpx
+
+    stats = Stats()
+    rooms: list[RoomDriver] = []
+    sem = asyncio.Semaphore(50)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+
+        async def one(i: int) -> RoomDriver:
+            async with sem:
+                settings = {"bot_delay": 0}
+                body = {"game": game, "name": f"H{i}", "settings": settings}
+                t = await _post(http, "/api/rooms", body)
+                tickets = [t]
+                for k in range(3):
+                    tickets.append(
+                        await _post(http, f"/api/rooms/{t['code']}/join", {"name": f"P{i}.{k}"})
+                    )
+                room = RoomDriver(i, stats, rng=random.Random(i))
+                for seat, tk in enumerate(tickets):
+                    p = Player(seat)
+                    path = f"/ws/rooms/{t['code']}?token={tk['token']}" + (
+                        "&batch=1" if batch else ""
+                    )
+                    p.ws = await lite_connect(port, path, _receiver(room, p))
+                    room.players.append(p)
+                return room
+
+        rooms = list(await asyncio.gather(*(one(i) for i in range(n))))
+    await asyncio.sleep(0.5)
+    for room in rooms:  # the host starts the game; wait for everyone's view
+        host = room.players[0]
+        room.next_id += 1
+        while len({p.v for p in room.players}) != 1 or host.v < 0:
+            await asyncio.sleep(0.05)
+        room.seen = 0
+        room.pending = (host.v + 1, time.perf_counter(), False)
+        host.ws.send_text(_dumps({"id": room.next_id, "cmd": {"type": "start"}}))
+    while any(r.pending is not None for r in rooms):
+        await asyncio.sleep(0.05)
+    return rooms
+
+
+async def _setup_bare(port: int, n: int) -> list[RoomDriver]:
+    stats = Stats()
+    sem = asyncio.Semaphore(100)
+
+    async def one(i: int) -> RoomDriver:
+        room = RoomDriver(i, stats, rng=random.Random(i))
+        async with sem:
+            for seat in range(4):
+                p = Player(seat)
+                p.ws = await lite_connect(port, f"/ws/R{i}/{seat}", _receiver(room, p))
+                room.players.append(p)
+        return room
+
+    rooms = list(await asyncio.gather(*(one(i) for i in range(n))))
+    while any(len({p.v for p in r.players}) != 1 or r.players[0].v < 0 for r in rooms):
+        await asyncio.sleep(0.05)
+    return rooms
+
+
+async def _paced(room: RoomDriver, stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(random.random())
+    next_t = loop.time()
+    while not stop.is_set():
+        if room.pending is not None:
+            room.stats.late += 1 if room.stats.measuring else 0
+        else:
+            room.act()
+        next_t += 1.0
+        await asyncio.sleep(max(0.0, next_t - loop.time()))
+
+
+async def _saturate(room: RoomDriver, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        room.wake.clear()
+        if not room.act():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(room.wake.wait(), 0.5)
+            continue
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(room.wake.wait(), 5.0)
+
+
+async def client_main(args: argparse.Namespace) -> dict[str, Any]:
+    import psutil
+
+    base = f"http://127.0.0.1:{args.port}"
+    t_setup = time.perf_counter()
+    if args.server == "bare":
+        rooms = await _setup_bare(args.port, args.rooms)
+    else:
+        rooms = await _setup_real(base, args.port, args.rooms, args.game, args.server == "batched")
+    setup_s = time.perf_counter() - t_setup
+    stats = rooms[0].stats
+    stop = asyncio.Event()
+    runner = _paced if args.mode == "paced" else _saturate
+    tasks = [asyncio.create_task(runner(r, stop)) for r in rooms]
+    await asyncio.sleep(args.warmup)
+    server = psutil.Process(args.server_pid)
+    me = psutil.Process()
+    c0, m0, t0 = server.cpu_times(), me.cpu_times(), time.perf_counter()
+    stats.measuring = True
+    await asyncio.sleep(args.duration)
+    stats.measuring = False
+    c1, m1, t1 = server.cpu_times(), me.cpu_times(), time.perf_counter()
+    rss = server.memory_info().rss
+    stop.set()
+    for t in tasks:
+        t.cancel()
+    wall = t1 - t0
+    lat = sorted(stats.latencies)
+
+    def pct(q: float) -> float:
+        return round(1000 * lat[min(len(lat) - 1, int(q * len(lat)))], 2) if lat else float("nan")
+
+    result = {
+        "server": args.server,
+        "rooms": args.rooms,
+        "mode": args.mode,
+        "actions_per_s": round(stats.actions / wall, 1),
+        "changes_per_s": round(stats.changes / wall, 1),
+        "p50_ms": pct(0.50),
+        "p95_ms": pct(0.95),
+        "p99_ms": pct(0.99),
+        "max_ms": round(1000 * lat[-1], 2) if lat else float("nan"),
+        "server_cpu_pct": round(100 * ((c1.user + c1.system) - (c0.user + c0.system)) / wall, 1),
+        "client_cpu_pct": round(100 * ((m1.user + m1.system) - (m0.user + m0.system)) / wall, 1),
+        "server_rss_mb": round(rss / 2**20, 1),
+        "server_cpu_us_per_action": round(
+            1e6 * ((c1.user + c1.system) - (c0.user + c0.system)) / max(1, stats.actions), 1
+        ),
+        "errors": stats.errors,
+        "late_ticks": stats.late,
+        "setup_s": round(setup_s, 1),
+    }
+    for r in rooms:
+        for p in r.players:
+            with contextlib.suppress(Exception):
+                p.ws.close()
+    return result
+
+
+# --------------------------------------------------------------------- parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start_server(kind: str, port: int) -> subprocess.Popen[bytes]:
+    target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
+    cmd = [
+        PYTHON, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port),
+        "--ws", "websockets-sansio", "--log-level", "warning", "--no-access-log",
+        "--backlog", "4096",
+    ]  # fmt: skip
+    # saturation drives one socket far past a person's pace: lift the flood limit
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MAX_MESSAGES_PER_SECOND": "100000"}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{kind} server did not start")
+
+
+def _run_client(
+    kind: str, port: int, pid: int, rooms: int, mode: str, args: argparse.Namespace
+) -> dict[str, Any]:
+    cmd = [
+        PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
+        "--server-pid", str(pid), "--rooms", str(rooms), "--mode", mode,
+        "--duration", str(args.duration), "--warmup", str(args.warmup), "--game", args.game,
+    ]  # fmt: skip
+    out = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=args.duration * 10 + 300
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"client failed: {out.stderr[-2000:]}")
+    if out.stderr.strip():
+        print(out.stderr.strip()[-1000:], file=sys.stderr)
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def parent_main(args: argparse.Namespace) -> None:
+    counts = [int(x) for x in args.rooms_list.split(",")]
+    modes = args.modes.split(",")
+    results: list[dict[str, Any]] = []
+    for n in counts:
+        for kind in args.servers.split(","):
+            for mode in modes:
+                port = _free_port()
+                proc = _start_server(kind, port)
+                try:
+                    r = _run_client(kind, port, proc.pid, n, mode, args)
+                finally:
+                    proc.terminate()
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(10)
+                    if proc.poll() is None:
+                        proc.kill()
+                results.append(r)
+                print(_row(r), flush=True)
+    print()
+    print(_HEADER)
+    for r in results:
+        print(_row(r))
+    for n in counts:
+
+        def find(kind: str, mode: str, n: int = n) -> dict[str, Any] | None:
+            return next(
+                (r for r in results if (r["rooms"], r["server"], r["mode"]) == (n, kind, mode)),
+                None,
+            )
+
+        bare = find("bare", "saturation")
+        for kind in ("real", "batched"):
+            sat, paced = find(kind, "saturation"), find(kind, "paced")
+            if sat and bare and bare["actions_per_s"]:
+                ratio = sat["actions_per_s"] / bare["actions_per_s"]
+                print(
+                    f"{kind} saturation at {n} rooms: {sat['actions_per_s']:.0f}/s vs bare "
+                    f"{bare['actions_per_s']:.0f}/s = {100 * ratio:.0f}% (target >= 70%)"
+                )
+                # the client or other load on the machine can cap either run; server CPU
+                # per action says what each server would reach with a core to itself
+                eff = bare["server_cpu_us_per_action"] / sat["server_cpu_us_per_action"]
+                print(
+                    f"{kind} CPU per action at {n} rooms: {sat['server_cpu_us_per_action']:.0f} us "
+                    f"vs bare {bare['server_cpu_us_per_action']:.0f} us = {100 * eff:.0f}% "
+                    f"(one core: ~{1e6 / sat['server_cpu_us_per_action']:.0f} vs "
+                    f"~{1e6 / bare['server_cpu_us_per_action']:.0f} actions/s)"
+                )
+            if paced:
+                print(f"{kind} paced at {n} rooms: p99 {paced['p99_ms']} ms (target < 50 ms)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+_HEADER = (
+    f"{'server':6} {'rooms':>5} {'mode':10} {'act/s':>8} {'p50':>7} {'p95':>7} {'p99':>7} "
+    f"{'max':>8} {'srvCPU%':>7} {'us/act':>7} {'cliCPU%':>7} {'RSS MB':>7} {'err':>4} {'late':>5}"
+)
+
+
+def _row(r: dict[str, Any]) -> str:
+    return (
+        f"{r['server']:6} {r['rooms']:>5} {r['mode']:10} {r['actions_per_s']:>8.1f} "
+        f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>8} "
+        f"{r['server_cpu_pct']:>7} {r['server_cpu_us_per_action']:>7} "
+        f"{r['client_cpu_pct']:>7} {r['server_rss_mb']:>7} "
+        f"{r['errors']:>4} {r['late_ticks']:>5}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--rooms", dest="rooms_list", default="100,1000", help="room counts, comma-separated"
+    )
+    ap.add_argument("--modes", default="paced,saturation")
+    ap.add_argument(
+        "--servers",
+        default="real,batched,bare",
+        help="real: the card room, one message per frame; batched: the card room with "
+        "?batch=1 (a change's messages in one frame); bare: bench/bare_server.py",
+    )
+    ap.add_argument("--duration", type=float, default=15.0, help="measured seconds per run")
+    ap.add_argument("--warmup", type=float, default=3.0)
+    ap.add_argument("--game", default="bigtwo")
+    ap.add_argument("--json", default="", help="also write the results here")
+    # client mode (internal)
+    ap.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--server", default="real", help=argparse.SUPPRESS)
+    ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--mode", default="paced", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.client:
+        args.rooms = int(args.rooms_list)
+        result = asyncio.run(client_main(args))
+        print(json.dumps(result))
+    else:
+        parent_main(args)
+
+
+if __name__ == "__main__":
+    main()

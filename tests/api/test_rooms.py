@@ -1,0 +1,98 @@
+"""HTTP: opening, joining and looking at rooms; the games and settings lists."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.identity import GUEST_COOKIE
+from app.store.records import MemoryRecords
+from tests.api.client import create, join
+
+
+def test_create_answers_code_token_and_seat(client: TestClient, records: MemoryRecords) -> None:
+    r = client.post("/api/rooms", json={"game": "tiny", "options": {"hand": 4}, "name": " Ann  "})
+    assert r.status_code == 200
+    body = r.json()
+    assert set(body) == {"code", "token", "seat", "player"}
+    assert body["seat"] == 0 and len(body["token"]) >= 40 and len(body["code"]) == 6
+    saved = records.rooms[body["code"]]
+    (ann,) = saved.players
+    assert ann.name == "Ann" and ann.token_hash and body["token"] not in repr(saved)
+    assert ann.guest_id == client.cookies.get(GUEST_COOKIE)
+    assert saved.host_player_id == ann.player_id
+    assert saved.options == {"hand": 4, "bidding": True}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"game": "chess", "name": "A"}, 400, "unknown_game"),
+        ({"game": "tiny", "name": "A", "options": {"hand": 0}}, 400, "bad_options"),
+        ({"game": "tiny", "name": "A", "options": {"colour": "red"}}, 400, "bad_options"),
+        ({"game": "tiny", "name": "A", "settings": {"posso_window": 16}}, 400, "bad_settings"),
+        ({"game": "tiny", "name": "A", "settings": {"bot_delay": "soon"}}, 400, "bad_settings"),
+        ({"game": "tiny", "name": "   "}, 400, "bad_name"),
+        ({"game": "tiny", "name": "x" * 25}, 400, "bad_name"),
+        ({"game": "tiny", "name": "a\u0000b"}, 400, "bad_name"),
+    ],
+)
+def test_create_refuses_bad_requests_clearly(
+    client: TestClient, records: MemoryRecords, body: dict[str, object], status: int, code: str
+) -> None:
+    r = client.post("/api/rooms", json=body)
+    assert r.status_code == status, r.text
+    assert r.json()["detail"]["code"] == code
+    assert r.json()["detail"]["message"]
+    assert records.rooms == {}
+
+
+def test_create_with_a_malformed_body_is_422(client: TestClient) -> None:
+    assert client.post("/api/rooms", json={"name": "A"}).status_code == 422
+    assert client.post("/api/rooms", json={"game": "tiny", "name": "A", "x": 1}).status_code == 422
+
+
+def test_join_fills_seats_then_makes_spectators(client: TestClient) -> None:
+    t = create(client, "tiny")
+    seats = [join(client, t["code"].lower(), f"P{i}")["seat"] for i in range(4)]
+    assert seats == [1, 2, 3, None]  # four seats in all; the fifth person watches
+    assert join(client, t["code"], "Sam", spectator=True)["seat"] is None
+    room = client.get(f"/api/rooms/{t['code']}").json()["room"]
+    assert [s["name"] for s in room["seats"]] == ["Ann", "P0", "P1", "P2"]
+    assert room["status"] == "lobby" and "token" not in str(room)
+
+
+def test_join_an_unknown_room_is_404(client: TestClient) -> None:
+    r = client.post("/api/rooms/ZZZZZZ/join", json={"name": "Bob"})
+    assert r.status_code == 404 and r.json()["detail"]["code"] == "no_room"
+    assert client.get("/api/rooms/ZZZZZZ").status_code == 404
+
+
+def test_a_room_holds_a_bounded_crowd(client: TestClient) -> None:
+    t = create(client, "tiny")
+    codes = [
+        client.post(f"/api/rooms/{t['code']}/join", json={"name": f"S{i}", "spectator": True})
+        for i in range(60)
+    ]
+    assert codes[-1].status_code == 409 and codes[-1].json()["detail"]["code"] == "room_full"
+
+
+def test_games_list_carries_option_schemas(client: TestClient) -> None:
+    games = {g["name"]: g for g in client.get("/api/games").json()}
+    tiny = games["tiny"]
+    assert tiny["min_seats"] == 2 and tiny["max_seats"] == 4 and tiny["title"] == "Tiny"
+    assert set(tiny["options_schema"]["properties"]) == {"hand", "bidding"}
+    assert tiny["options_defaults"] == {"hand": 3, "bidding": True}
+
+
+def test_room_settings_schema_and_defaults(client: TestClient) -> None:
+    body = client.get("/api/room-settings").json()
+    assert body["defaults"]["posso_window"] == 3 and body["defaults"]["turn_timer"] is None
+    assert body["schema"]["properties"]["posso_window"]["maximum"] == 15
+
+
+def test_health_and_docs(client: TestClient) -> None:
+    assert client.get("/api/health").json() == {"status": "ok"}
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    assert "/api/rooms" in paths and "/api/rooms/{code}/join" in paths
