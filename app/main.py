@@ -1,16 +1,16 @@
 """The ASGI application: HTTP routes, the room WebSocket, and the static client.
 
 `create_app(settings, records)` builds a fresh app around one RoomManager; on
-startup it recovers every open room from `records` by replay.  Routers that
-other parts of the project provide (history, accounts) are included when their
-modules exist, so the app runs without them.
+startup it checks the database is migrated and recovers every open room from
+`records` by replay.  Records default to the database the settings name
+(SQLite under data/ unless DATABASE_URL says otherwise); tests pass
+MemoryRecords.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -18,33 +18,23 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from app.api import accounts as accounts_api
+from app.api import history as history_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
 from app.core.config import Settings, get_settings
+from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
 from app.rooms.manager import RoomManager
-from app.store.records import MemoryRecords, Records
+from app.store.records import Records
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
-#: optional routers: (module, attribute)
-OPTIONAL_ROUTERS = (("app.api.history", "router"), ("app.api.accounts", "router"))
-
-
-def _optional_router(module: str, attr: str) -> APIRouter | None:
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as err:
-        if err.name == module:  # the module is simply not there yet
-            return None
-        raise
-    router = getattr(mod, attr, None)
-    return router if isinstance(router, APIRouter) else None
 
 
 def _game_info(game: Any) -> dict[str, Any]:
@@ -87,11 +77,13 @@ async def _gc_housekeeping() -> None:
 
 def create_app(settings: Settings | None = None, records: Records | None = None) -> FastAPI:
     settings = settings or get_settings()
-    records = records if records is not None else MemoryRecords()
+    if records is None:  # the durable default: SQLite under data/, or DATABASE_URL
+        records = open_records(settings.resolved_database_url())
     manager = RoomManager(records, GAMES)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await check_schema(app)  # an unmigrated database is one clear error, not a later crash
         recovered = await manager.recover()
         if recovered:
             log.info("recovered %d open room(s)", recovered)
@@ -101,10 +93,11 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
         yield
         housekeeping.cancel()
         await manager.shutdown()
+        await detach(app)
 
     app = FastAPI(title="Card room", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
-    app.state.records = records
+    attach(app, records)  # records, and for a database also sessions and accounts
     app.state.rooms = manager
 
     @app.get("/api/health")
@@ -117,10 +110,8 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
 
     app.include_router(rooms_api.router)
     app.include_router(ws_api.router)
-    for module, attr in OPTIONAL_ROUTERS:
-        router = _optional_router(module, attr)
-        if router is not None:
-            app.include_router(router)
+    app.include_router(history_api.router)
+    app.include_router(accounts_api.router)
 
     if STATIC_DIR.is_dir():
         index = STATIC_DIR / "index.html"

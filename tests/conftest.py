@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.services import IN_CI
@@ -13,3 +14,10 @@ settings.register_profile(
     "ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
 settings.load_profile("ci" if IN_CI else "default")
+
+
+def pytest_collection_modifyitems(config: object, items: list[pytest.Item]) -> None:
+    """Browser tests run last: Playwright's sync API keeps an asyncio loop running
+    in the main thread while its session-wide browser lives, and every asyncio
+    test after it would find a loop already running."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -6,10 +6,12 @@ from __future__ import annotations
 from app.bots.base import Bot, RandomBot
 from app.bots.bigtwo import BigTwoBot
 from app.bots.possession import PossessionBot
+from app.bots.posso import PossoBot
 from app.bots.possum import PossumBot
 
 BOTS: dict[str, Bot] = {
     "bigtwo": BigTwoBot(),
+    "posso": PossoBot(),
     "possession": PossessionBot(),
     "possum": PossumBot(),
 }
