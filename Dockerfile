@@ -26,7 +26,7 @@ COPY migrations ./migrations
 COPY app ./app
 COPY static ./static
 
-USER cardroom
+USER 10001:10001
 VOLUME ["/app/data"]
 EXPOSE 8000
 
