@@ -74,9 +74,12 @@ def test_leak_invariance_at_every_step_of_random_games() -> None:
     for seats, seed in [(2, 1), (4, 2), (7, 3)]:
         rng = random.Random(seed)
         s = POSSO.new_game(seats, {"start_hand": 9, "decks": 3}, seed)
+        checked = 0
         for _ in range(400):
-            no_leak(s, rng)
+            no_leak(s, rng)  # asserts the invariance for every seat and the spectator
+            checked += 1
             if POSSO.is_over(s):
                 break
             seat = rng.choice(sorted(POSSO.to_act(s)))
             s, _ = POSSO.apply(s, seat, pick(rng, POSSO.legal_actions(s, seat)))
+        assert checked >= 100, f"only {checked} positions checked with {seats} seats"
