@@ -27,7 +27,8 @@ export class RoomSocket extends EventTarget {
 
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const q = new URLSearchParams({ token: this.token });
+    // batch=1: one frame may carry several messages (a change's events, view and ack)
+    const q = new URLSearchParams({ token: this.token, batch: "1" });
     if (this.v !== null) q.set("since", String(this.v));
     return `${proto}//${location.host}/ws/rooms/${encodeURIComponent(this.code)}?${q}`;
   }
@@ -129,12 +130,18 @@ export class RoomSocket extends EventTarget {
   }
 
   receive(text) {
-    let msg;
+    let data;
     try {
-      msg = JSON.parse(text);
+      data = JSON.parse(text);
     } catch {
       return;
     }
+    // A batched frame is an array of messages, handled in order as if each had
+    // come alone.
+    for (const msg of Array.isArray(data) ? data : [data]) this.handle(msg);
+  }
+
+  handle(msg) {
     if (!msg || typeof msg !== "object") return;
     const v = typeof msg.v === "number" ? msg.v : null;
     if (msg.view) {

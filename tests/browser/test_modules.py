@@ -142,3 +142,27 @@ def test_cards_have_names_and_sort_in_each_games_order(pages: Pages) -> None:
     assert out["suit"] == ["3C", "KD", "3S", "AH"]
     assert out["label"] == "10 of hearts"
     assert out["tag"] == "BUTTON"
+
+
+def test_a_batched_frame_is_handled_message_by_message(pages: Pages) -> None:
+    page = pages.open("/")
+    page.evaluate(FAKE_SOCKET)
+    out = run(
+        page,
+        """
+        const { RoomSocket } = await import("/js/net.js");
+        const s = new RoomSocket("ABC123", "tok");
+        const order = [];
+        s.addEventListener("event", (e) => order.push("event " + e.detail.v));
+        s.addEventListener("view", (e) => order.push("view " + e.detail.v));
+        s.connect();
+        const ws = window.sockets[0];
+        ws.open();
+        ws.deliver({ v: 3, view: { room: {} } });
+        ws.deliver([{ v: 4, event: { type: "chat" } }, { v: 4, view: { room: {} } }]);
+        return { order, url: ws.url, sent: window.sent.length };
+        """,
+    )
+    assert "batch=1" in out["url"]
+    assert out["order"] == ["view 3", "event 4", "view 4"]
+    assert out["sent"] == 0  # no gap was seen, so no resync was asked for
