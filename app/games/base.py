@@ -15,9 +15,13 @@ corrupt a game.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from app.games.cards import CardError, validate
 
 Action = dict[str, Any]
 #: An event: `{"type": ..., "to": None | seat, ...}`.  `to` is who may see it.
@@ -50,6 +54,68 @@ class GameOptions(BaseModel):
 def event(type_: str, to: int | None = None, **fields: Any) -> Event:
     """An event for everyone (`to=None`) or for one seat."""
     return {"type": type_, "to": to, **fields}
+
+
+#: action type -> (required fields, optional fields); "type" itself is implied.
+Shapes = Mapping[str, tuple[frozenset[str], frozenset[str]]]
+
+
+def read_action(action: object, shapes: Shapes, game_title: str) -> str:
+    """The action's type, once its envelope is known to be sound.
+
+    Actions come straight from browsers, so every engine refuses the same
+    malformed envelopes with the same codes before any rule runs: a client can
+    rely on `bad_action` meaning "fix the message" and `unknown_action`
+    meaning "this game has no such move", whichever game it is talking to.
+    """
+    if not isinstance(action, dict):
+        raise IllegalAction("bad_action", "an action must be a JSON object with a 'type'")
+    kind = action.get("type")
+    if not isinstance(kind, str) or kind not in shapes:
+        known = ", ".join(sorted(shapes))
+        raise IllegalAction(
+            "unknown_action", f"unknown action type {kind!r}: {game_title} knows {known}"
+        )
+    required, optional = shapes[kind]
+    missing = required - action.keys()
+    if missing:
+        raise IllegalAction("bad_action", f"{kind} needs field(s) {', '.join(sorted(missing))}")
+    extra = action.keys() - required - optional - {"type"}
+    if extra:
+        raise IllegalAction("bad_action", f"{kind} takes no field(s) {', '.join(sorted(extra))}")
+    return kind
+
+
+def read_card(value: object, *, jokers: bool = True) -> str:
+    """A card code from the wire, or `bad_card` with the card module's reason,
+    so a typo and a joker in a joker-less game read the same in every game."""
+    try:
+        return validate(value, jokers=jokers)
+    except CardError as err:
+        raise IllegalAction("bad_card", str(err)) from None
+
+
+def read_cards(value: object, *, jokers: bool = True, what: str = "cards") -> list[str]:
+    """A non-empty list of card codes.  An empty or non-list value is
+    `bad_cards` (the selection is wrong) rather than `bad_action`, so a client
+    can point at the cards the player picked; `what` names the field."""
+    if not isinstance(value, list) or not value:
+        raise IllegalAction("bad_cards", f"{what} must be a non-empty list of card codes")
+    return [read_card(v, jokers=jokers) for v in value]
+
+
+def check_held(hand: Sequence[str], chosen: Sequence[str]) -> None:
+    """Refuse cards the seat does not hold.  Copies are counted because two-deck
+    games hold duplicates: naming 7D twice needs two 7Ds in hand."""
+    held = Counter(hand)
+    problems = []
+    for card, wanted in Counter(chosen).items():
+        if held[card] == 0:
+            problems.append(f"you do not hold {card}")
+        elif held[card] < wanted:
+            problems.append(f"you hold {held[card]} {card}, not {wanted}")
+    if problems:
+        raise IllegalAction("not_in_hand", "; ".join(problems))
 
 
 def describe_validation_error(err: ValidationError) -> str:

@@ -17,7 +17,18 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from app.games import cards
-from app.games.base import Action, Event, Game, IllegalAction, View, event
+from app.games.base import (
+    Action,
+    Event,
+    Game,
+    IllegalAction,
+    Shapes,
+    View,
+    check_held,
+    event,
+    read_action,
+    read_cards,
+)
 from app.games.bigtwo.combos import ARTICLE, SIZE_NAME, Combo, classify
 from app.games.bigtwo.model import BigTwoOptions, BigTwoState, Trick
 from app.games.bigtwo.order import DECK, THREE_OF_CLUBS, by_power
@@ -27,6 +38,13 @@ from app.games.bigtwo.view import build_view
 SEATS = 4
 HAND_SIZE = 13
 PASS: Action = {"type": "pass"}
+
+#: action type -> (required fields, optional fields); timeout is known but refused.
+SHAPES: Shapes = {
+    "play": (frozenset({"cards"}), frozenset()),
+    "pass": (frozenset(), frozenset()),
+    "timeout": (frozenset(), frozenset()),
+}
 
 
 class BigTwoGame(Game[BigTwoState]):
@@ -107,45 +125,25 @@ class BigTwoGame(Game[BigTwoState]):
     def apply(
         self, state: BigTwoState, seat: int | None, action: Action
     ) -> tuple[BigTwoState, list[Event]]:
-        if not isinstance(action, dict):
-            raise IllegalAction("bad_action", "an action must be a JSON object with a 'type'")
-        kind = action.get("type")
-        if kind not in ("play", "pass", "timeout"):
-            raise IllegalAction(
-                "unknown_action", f"unknown action type {kind!r}: Big Two knows 'play' and 'pass'"
-            )
+        kind = read_action(action, SHAPES, self.title)
         if kind == "timeout":
             raise IllegalAction("no_timer", "Big Two has no timer to run out")
         if state.over:
             raise IllegalAction("game_over", "the game is over")
         if type(seat) is not int or seat != state.turn:  # not None, a bool or a float
             raise IllegalAction("not_your_turn", f"it is seat {state.turn}'s turn")
-        extra = set(action) - ({"type", "cards"} if kind == "play" else {"type"})
-        if extra:
-            raise IllegalAction(
-                "bad_action", f"unexpected field(s) for {kind}: {', '.join(sorted(extra))}"
-            )
         if kind == "pass":
             return self._pass(state, seat)
-        chosen = self._checked_cards(state, seat, action.get("cards"))
+        chosen = self._checked_cards(state, seat, action["cards"])
         combo = self._checked_combo(state, chosen)
         return self._play(state, seat, chosen, combo)
 
     def _checked_cards(self, state: BigTwoState, seat: int, raw: object) -> tuple[str, ...]:
-        if not isinstance(raw, list) or not raw:
-            raise IllegalAction("bad_cards", "'cards' must be a non-empty list of card codes")
-        for code in raw:
-            try:
-                cards.validate(code, jokers=False)
-            except cards.CardError as err:
-                raise IllegalAction("bad_card", str(err)) from None
-        if len(set(raw)) != len(raw):
+        chosen = read_cards(raw, jokers=False)
+        if len(set(chosen)) != len(chosen):
             raise IllegalAction("duplicate_card", "a card is named more than once")
-        hand = state.hands[seat]
-        missing = [c for c in raw if c not in hand]
-        if missing:
-            raise IllegalAction("not_in_hand", f"you do not hold {', '.join(missing)}")
-        return tuple(raw)
+        check_held(state.hands[seat], chosen)
+        return tuple(chosen)
 
     def _checked_combo(self, state: BigTwoState, chosen: tuple[str, ...]) -> Combo:
         n = len(chosen)

@@ -12,16 +12,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from app.games.base import Action, Event, Game, IllegalAction, View, event
-from app.games.cards import sort_key
-from app.games.possession.actions import (
-    action_type,
-    card_field,
-    cards_field,
+from app.games.base import (
+    Action,
+    Event,
+    Game,
+    IllegalAction,
+    View,
     check_held,
-    count_field,
-    remove_cards,
+    event,
+    read_action,
+    read_card,
+    read_cards,
 )
+from app.games.cards import sort_key
+from app.games.possession.actions import FIELDS, count_field, remove_cards
 from app.games.possession.combos import (
     ajar_depth,
     extension_problem,
@@ -105,7 +109,7 @@ class PossessionGame(Game[PossessionState]):
     def apply(
         self, state: PossessionState, seat: int | None, action: Action
     ) -> tuple[PossessionState, list[Event]]:
-        kind = action_type(action)
+        kind = read_action(action, FIELDS, self.title)
         if kind == "timeout":
             raise IllegalAction("no_timer", "Possession has no timers to run out")
         if state.phase == OVER:
@@ -119,12 +123,14 @@ class PossessionGame(Game[PossessionState]):
         if state.phase == PLAY and not state.drawn:
             raise IllegalAction("draw_first", "pick up first: draw from the stock or the pile")
         if kind == "discard":
-            return self._discard(state, seat, card_field(action["card"]))
+            return self._discard(state, seat, read_card(action["card"], jokers=False))
         if kind == "meld":
-            cards = cards_field(action["cards"])
+            cards = read_cards(action["cards"], jokers=False)
             return self._meld(state, seat, cards, count_field(action.get("from_pile", 0)))
         if kind == "extend":
-            return self._extend(state, seat, action["property"], cards_field(action["cards"]))
+            return self._extend(
+                state, seat, action["property"], read_cards(action["cards"], jokers=False)
+            )
         return self._keep(state, seat)
 
     def _draw(

@@ -1,84 +1,41 @@
 """Checking and carrying out one player's action.
 
 Each handler works on a copy the engine made, so it may check as it goes:
-raising IllegalAction simply drops the copy.  Parsing is strict (known
-fields only, right JSON types, real card codes the seat holds) so a bad
-message always gets a clear reason.
+raising IllegalAction simply drops the copy.  The envelope (known fields,
+card codes, cards held) is checked by the shared readers in `app.games.base`;
+the Posso-specific fields are checked here just as strictly, so a bad message
+always gets a clear reason.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.games.base import Event, IllegalAction, event
-from app.games.cards import CardError, validate
+from app.games.base import Event, IllegalAction, Shapes, check_held, event, read_card, read_cards
 from app.games.posso import flow
 from app.games.posso.melds import HIGH, LOW, Meld, extend, new_meld, swap
 from app.games.posso.model import ANSWER, CUT, DRAW, OVER, PLAY, WINDOW, PossoState
 from app.games.posso.rules import REQUIREMENTS, RUN, SET
 
-FIELDS: dict[str, set[str]] = {
-    "draw": {"source"},
-    "go_down": {"melds"},
-    "play_on": {"meld", "cards", "end"},
-    "swap_wild": {"meld", "card", "to"},
-    "discard": {"card"},
-    "call_posso": set(),
-    "pass_posso": set(),
-    "answer_posso": {"allow"},
-    "cut": {"at"},
-    "timeout": set(),
+#: action type -> (required fields, optional fields)
+FIELDS: Shapes = {
+    "draw": (frozenset({"source"}), frozenset()),
+    "go_down": (frozenset({"melds"}), frozenset()),
+    "play_on": (frozenset({"meld", "cards"}), frozenset({"end"})),
+    "swap_wild": (frozenset({"meld", "card", "to"}), frozenset()),
+    "discard": (frozenset({"card"}), frozenset()),
+    "call_posso": (frozenset(), frozenset()),
+    "pass_posso": (frozenset(), frozenset()),
+    "answer_posso": (frozenset({"allow"}), frozenset()),
+    "cut": (frozenset({"at"}), frozenset()),
+    "timeout": (frozenset(), frozenset()),
 }
-REQUIRED: dict[str, set[str]] = {
-    "draw": {"source"},
-    "go_down": {"melds"},
-    "play_on": {"meld", "cards"},
-    "swap_wild": {"meld", "card", "to"},
-    "discard": {"card"},
-    "answer_posso": {"allow"},
-    "cut": {"at"},
-}
-
-
-def parse(action: object) -> str:
-    """The action's type, once its fields are known and present."""
-    if not isinstance(action, dict):
-        raise IllegalAction("bad_action", "an action must be a JSON object with a 'type'")
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in FIELDS:
-        known = ", ".join(sorted(FIELDS))
-        raise IllegalAction("unknown_action", f"unknown action type {kind!r}: Posso knows {known}")
-    extra = set(action) - FIELDS[kind] - {"type"}
-    if extra:
-        raise IllegalAction("bad_action", f"{kind} takes no field(s) {', '.join(sorted(extra))}")
-    missing = REQUIRED.get(kind, set()) - set(action)
-    if missing:
-        raise IllegalAction("bad_action", f"{kind} needs field(s) {', '.join(sorted(missing))}")
-    return kind
-
-
-def card_of(code: object) -> str:
-    try:
-        return validate(code)
-    except CardError as err:
-        raise IllegalAction("bad_card", str(err)) from None
-
-
-def cards_of(value: object, what: str) -> list[str]:
-    if not isinstance(value, list) or not value:
-        raise IllegalAction("bad_action", f"{what} must be a non-empty list of card codes")
-    return [card_of(c) for c in value]
 
 
 def take_from_hand(hand: list[str], cards: list[str]) -> None:
-    """Remove `cards` from `hand`, or raise if the hand lacks any of them."""
-    need = Counter(cards)
-    have = Counter(hand)
-    short = [c for c, n in need.items() if have[c] < n]
-    if short:
-        raise IllegalAction("not_in_hand", f"you do not hold {' '.join(sorted(short))}")
+    """Remove `cards` from `hand`, or raise (changing nothing) if it lacks any."""
+    check_held(hand, cards)
     for c in cards:
         hand.remove(c)
 
@@ -160,7 +117,7 @@ def go_down(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) ->
             raise IllegalAction("bad_action", "each meld is {'kind': 'set'|'run', 'cards': [...]}")
         if m["kind"] not in (SET, RUN):
             raise IllegalAction("bad_action", "a meld's kind is 'set' or 'run'")
-        parsed.append((m["kind"], cards_of(m["cards"], "a meld's cards")))
+        parsed.append((m["kind"], read_cards(m["cards"], what="a meld's cards")))
     req = REQUIREMENTS[s.hand_no]
     hand = s.hands[seat]
     take_from_hand(hand, [c for _, cards in parsed for c in cards])
@@ -207,7 +164,7 @@ def _meld(s: PossoState, mid: object) -> int:
 def play_on(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) -> None:
     _down(s, seat)
     i = _meld(s, a["meld"])
-    cards = cards_of(a["cards"], "cards")
+    cards = read_cards(a["cards"])
     end = a.get("end")
     if end not in (None, LOW, HIGH):
         raise IllegalAction("bad_action", "end must be 'low' or 'high'")
@@ -222,7 +179,7 @@ def play_on(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) ->
 def swap_wild(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) -> None:
     _down(s, seat)
     i = _meld(s, a["meld"])
-    card = card_of(a["card"])
+    card = read_card(a["card"])
     to = a["to"]
     if to not in (LOW, HIGH):
         raise IllegalAction("bad_action", "to must be 'low' or 'high'")
@@ -238,7 +195,7 @@ def swap_wild(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) 
 
 def discard(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) -> None:
     _playing(s, seat)
-    card = card_of(a["card"])
+    card = read_card(a["card"])
     take_from_hand(s.hands[seat], [card])
     s.pile.append(card)
     events.append(event("discarded", seat=seat, card=card))
@@ -343,4 +300,4 @@ HANDLERS: dict[str, Handler] = {
     "cut": cut,
 }
 
-__all__ = ["HANDLERS", "OVER", "parse", "timeout"]
+__all__ = ["FIELDS", "HANDLERS", "OVER", "timeout"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from app.games.base import Action, Event, Game, IllegalAction, View
+from app.games.base import Action, Event, Game, IllegalAction, View, read_action
 from app.games.cards import rng_for
 from app.games.posso import actions, flow, legal
 from app.games.posso.model import OVER, PossoState, copy_state
@@ -81,7 +81,7 @@ class PossoGame(Game[PossoState]):
     def apply(
         self, state: PossoState, seat: int | None, action: Action
     ) -> tuple[PossoState, list[Event]]:
-        kind = actions.parse(action)
+        kind = read_action(action, actions.FIELDS, self.title)
         if state.phase == OVER:
             raise IllegalAction("game_over", "the game is over")
         events: list[Event] = []

@@ -10,12 +10,22 @@ discards under the top card, shuffled with the seed.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from app.games import cards
-from app.games.base import Action, Event, Game, IllegalAction, View, event
+from app.games.base import (
+    Action,
+    Event,
+    Game,
+    IllegalAction,
+    Shapes,
+    View,
+    check_held,
+    event,
+    read_action,
+    read_cards,
+)
 from app.games.possum.model import PossumOptions, PossumState
 from app.games.possum.patterns import can_play, pattern_of
 from app.games.possum.plays import hand_key, legal_plays, value, value_counts
@@ -31,6 +41,14 @@ def full_deck(seats: int, options: PossumOptions) -> list[str]:
     if options.no_face_cards:
         deck = [c for c in deck if cards.rank_text(c) not in FACE_RANKS]
     return deck
+
+
+#: action type -> (required fields, optional fields); timeout is known but refused.
+SHAPES: Shapes = {
+    "play": (frozenset({"cards"}), frozenset()),
+    "draw": (frozenset(), frozenset()),
+    "timeout": (frozenset(), frozenset()),
+}
 
 
 class PossumGame(Game[PossumState]):
@@ -118,47 +136,29 @@ class PossumGame(Game[PossumState]):
     def apply(
         self, state: PossumState, seat: int | None, action: Action
     ) -> tuple[PossumState, list[Event]]:
-        if not isinstance(action, dict):
-            raise IllegalAction("bad_action", "an action must be a JSON object with a 'type'")
-        kind = action.get("type")
-        if kind not in ("play", "draw", "timeout"):
-            raise IllegalAction(
-                "unknown_action", f"unknown action type {kind!r}: Possum knows 'play' and 'draw'"
-            )
+        kind = read_action(action, SHAPES, self.title)
         if kind == "timeout":
             raise IllegalAction("no_timer", "Possum has no timer to run out")
         if state.over:
             raise IllegalAction("game_over", "the game is over")
         if type(seat) is not int or seat != state.turn:  # not None, a bool or a float
             raise IllegalAction("not_your_turn", f"it is seat {state.turn}'s turn")
-        extra = set(action) - ({"type", "cards"} if kind == "play" else {"type"})
-        if extra:
-            raise IllegalAction(
-                "bad_action", f"unexpected field(s) for {kind}: {', '.join(sorted(extra))}"
-            )
         if kind == "draw":
             return self._draw(state, seat)
-        chosen = self._checked_cards(state, seat, action.get("cards"))
+        chosen = self._checked_cards(state, seat, action["cards"])
         pattern = self._checked_pattern(state, chosen)
         return self._play(state, seat, chosen, pattern)
 
     def _checked_cards(self, state: PossumState, seat: int, raw: object) -> list[str]:
-        if not isinstance(raw, list) or not raw:
-            raise IllegalAction("bad_cards", "'cards' must be a non-empty list of card codes")
-        for code in raw:
-            try:
-                cards.validate(code, jokers=False)
-            except cards.CardError as err:
-                raise IllegalAction("bad_card", str(err)) from None
-            if state.options.no_face_cards and cards.rank_text(code) in FACE_RANKS:
-                raise IllegalAction("bad_card", f"{code}: this game is played without J, Q and K")
-        short = Counter(raw) - Counter(state.hands[seat])
-        if short:
-            named = ", ".join(
-                f"{code}" if n == 1 else f"{n} more {code}" for code, n in short.items()
-            )
-            raise IllegalAction("not_in_hand", f"you do not hold {named}")
-        return list(raw)
+        chosen = read_cards(raw, jokers=False)
+        if state.options.no_face_cards:
+            for code in chosen:
+                if cards.rank_text(code) in FACE_RANKS:
+                    raise IllegalAction(
+                        "bad_card", f"{code}: this game is played without J, Q and K"
+                    )
+        check_held(state.hands[seat], chosen)
+        return chosen
 
     def _checked_pattern(self, state: PossumState, chosen: list[str]) -> str:
         opts = state.options

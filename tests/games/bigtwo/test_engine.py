@@ -248,7 +248,7 @@ def test_the_game_ends_when_one_player_holds_cards() -> None:
         (0, {"type": "draw"}, "unknown_action"),
         (0, {}, "unknown_action"),
         (0, "pass", "bad_action"),
-        (0, {"type": "play"}, "bad_cards"),
+        (0, {"type": "play"}, "bad_action"),
         (0, {"type": "play", "cards": "3C"}, "bad_cards"),
         (0, {"type": "play", "cards": []}, "bad_cards"),
         (0, {"type": "play", "cards": ["3C", 7]}, "bad_card"),

@@ -64,7 +64,7 @@ def test_turn_order_refusals(hand1: PossoState) -> None:
         ({"type": "fold"}, "unknown_action"),
         ({"type": "go_down", "melds": "4H 4C 4D"}, "bad_action"),
         ({"type": "go_down", "melds": [{"kind": "pair", "cards": ["4H", "4C"]}]}, "bad_action"),
-        ({"type": "go_down", "melds": [{"kind": "set", "cards": []}]}, "bad_action"),
+        ({"type": "go_down", "melds": [{"kind": "set", "cards": []}]}, "bad_cards"),
         ({"type": "play_on", "meld": "m1", "cards": ["4S"]}, "not_down"),
         ({"type": "swap_wild", "meld": "m1", "card": "4S", "to": "low"}, "not_down"),
         ({"type": "timeout"}, "room_only"),

@@ -309,7 +309,7 @@ def test_lowest_total_breaks_a_tie_in_cards() -> None:
         (0, {"type": "timeout"}, "no_timer"),
         (0, {"type": "pass"}, "unknown_action"),
         (0, [], "bad_action"),
-        (0, {"type": "play"}, "bad_cards"),
+        (0, {"type": "play"}, "bad_action"),
         (0, {"type": "play", "cards": []}, "bad_cards"),
         (0, {"type": "play", "cards": "7H"}, "bad_cards"),
         (0, {"type": "play", "cards": ["7X"]}, "bad_card"),

@@ -1,0 +1,71 @@
+"""The shared action-envelope readers every engine calls before its rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.games.base import IllegalAction, Shapes, check_held, read_action, read_card, read_cards
+
+SHAPES: Shapes = {
+    "play": (frozenset({"cards"}), frozenset({"note"})),
+    "pass": (frozenset(), frozenset()),
+}
+
+
+def refusal(fn: Any, *args: Any, **kwargs: Any) -> IllegalAction:
+    with pytest.raises(IllegalAction) as info:
+        fn(*args, **kwargs)
+    assert info.value.message, "a refusal must say why"
+    return info.value
+
+
+def test_a_sound_action_passes_and_names_its_type() -> None:
+    assert read_action({"type": "play", "cards": ["AS"]}, SHAPES, "Test") == "play"
+    assert read_action({"type": "play", "cards": ["AS"], "note": 1}, SHAPES, "Test") == "play"
+    assert read_action({"type": "pass"}, SHAPES, "Test") == "pass"
+
+
+@pytest.mark.parametrize(
+    ("action", "code", "words"),
+    [
+        ("pass", "bad_action", "JSON object"),
+        (["pass"], "bad_action", "JSON object"),
+        ({"type": "play"}, "bad_action", "cards"),
+        ({"type": "pass", "cards": ["AS"]}, "bad_action", "cards"),
+        ({"type": "fly"}, "unknown_action", "Test knows pass, play"),
+        ({}, "unknown_action", "Test knows pass, play"),
+        ({"type": 3}, "unknown_action", "Test knows pass, play"),
+    ],
+)
+def test_bad_envelopes_are_refused(action: Any, code: str, words: str) -> None:
+    err = refusal(read_action, action, SHAPES, "Test")
+    assert err.code == code
+    assert words in err.message
+
+
+def test_card_codes() -> None:
+    assert read_card("10H") == "10H"
+    assert read_card("JK") == "JK"
+    for bad in ("11H", 5, None, "as"):
+        assert refusal(read_card, bad).code == "bad_card"
+    assert "jokers" in refusal(read_card, "JK", jokers=False).message
+
+
+def test_card_lists() -> None:
+    assert read_cards(["AS", "JK"]) == ["AS", "JK"]
+    for bad in ([], "AS", None, {"AS": 1}):
+        assert refusal(read_cards, bad).code == "bad_cards"
+    assert refusal(read_cards, ["AS", "ZZ"]).code == "bad_card"
+    assert refusal(read_cards, ["AS", "JK"], jokers=False).code == "bad_card"
+    assert "a meld's cards" in refusal(read_cards, [], what="a meld's cards").message
+
+
+def test_held_cards_count_copies() -> None:
+    check_held(["7D", "7D", "AS"], ["7D", "7D"])
+    check_held(["7D", "AS"], [])
+    missing = refusal(check_held, ["7D", "AS"], ["KC"])
+    assert missing.code == "not_in_hand" and "KC" in missing.message
+    short = refusal(check_held, ["7D", "AS"], ["7D", "7D"])
+    assert short.code == "not_in_hand" and "you hold 1 7D, not 2" in short.message
