@@ -289,3 +289,32 @@ async def test_each_append_is_committed_before_it_returns(records: DbRecords, db
             assert count == seq + 1
     finally:
         await other.dispose()
+
+
+async def test_appends_that_arrive_together_commit_together_and_a_bad_one_fails_alone(
+    records: DbRecords,
+) -> None:
+    """Many rooms' actions in flight at once (the SQLite writer groups them into
+    shared transactions): each caller learns its own outcome, a repeated seq is
+    refused without undoing its batch-mates, and every accepted action is there
+    for a fresh connection."""
+    codes = [f"G{i:05d}" for i in range(40)]
+    for code in codes:
+        await records.save_room(room(code, players=2))
+    games = [
+        await records.start_game(c, "possum", {}, i, ["p0", "p1"]) for i, c in enumerate(codes)
+    ]
+    await asyncio.gather(*(records.append_action(g, 0, 0, {"type": "draw"}) for g in games))
+
+    appends = [records.append_action(g, 1, 1, {"type": "draw", "g": g}) for g in games]
+    appends.append(records.append_action(games[7], 0, 0, {"type": "again"}))  # a repeat
+    outcomes = await asyncio.gather(*appends, return_exceptions=True)
+
+    assert outcomes[:-1] == [None] * len(games)
+    assert isinstance(outcomes[-1], ValueError) and "out of order" in str(outcomes[-1])
+    fresh = DbRecords(make_engine(str(records.engine.url.render_as_string(hide_password=False))))
+    try:
+        logs = {g.game_id: g.actions for _, g in await fresh.live_rooms() if g is not None}
+    finally:
+        await fresh.close()
+    assert logs == {g: [(0, {"type": "draw"}), (1, {"type": "draw", "g": g})] for g in games}
