@@ -197,7 +197,13 @@ class BigTwoGame(Game[BigTwoState]):
             places = (*places, seat)
             events.append(event("went_out", seat=seat, place=len(places)))
         holders = [s for s in range(SEATS) if hands[s]]
-        base = {"hands": hands, "played": state.played + chosen, "first_play": False}
+        played = Trick(chosen, seat, combo)
+        base = {
+            "hands": hands,
+            "played": state.played + chosen,
+            "first_play": False,
+            "last_play": played,
+        }
         if len(holders) == 1:
             places = (*places, holders[0])
             final = _replace(
@@ -205,7 +211,7 @@ class BigTwoGame(Game[BigTwoState]):
             )
             events.append(event("game_over", result=self.result(final), hands=_shown(final)))
             return final, events
-        trick = Trick(chosen, seat, combo)
+        trick = played
         if not hand:
             nxt = _next_holder(hands, seat, frozenset())
             events.append(event("control", seat=nxt, reason="went_out"))

@@ -51,6 +51,9 @@ class BigTwoState:
     first_play: bool
     #: every card played so far, in order
     played: tuple[str, ...]
+    #: the most recent play, kept after the table clears so a returning player
+    #: still sees what was last played (public information)
+    last_play: Trick | None = None
 
     @property
     def over(self) -> bool:

@@ -12,18 +12,11 @@ from app.games.bigtwo.order import THREE_OF_CLUBS
 
 if TYPE_CHECKING:
     from app.games.bigtwo.engine import BigTwoGame
-    from app.games.bigtwo.model import BigTwoState
+    from app.games.bigtwo.model import BigTwoState, Trick
 
 
 def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
-    trick: dict[str, Any] | None = None
-    if state.trick is not None:
-        trick = {
-            "cards": list(state.trick.cards),
-            "seat": state.trick.seat,
-            "category": state.trick.combo.category,
-            "size": state.trick.combo.size,
-        }
+    trick = _play(state.trick)
     view: View = {
         "game": game.name,
         "seat": seat,
@@ -37,6 +30,7 @@ def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
         "over": state.over,
         "result": game.result(state),
         "trick": trick,
+        "last_play": _play(state.last_play),
         "control": not state.over and state.trick is None,
         "must_include": THREE_OF_CLUBS if state.first_play else None,
         "passed": sorted(state.passed),
@@ -49,3 +43,14 @@ def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
     if state.over:
         view["hands"] = [list(h) for h in state.hands]
     return view
+
+
+def _play(play: Trick | None) -> dict[str, Any] | None:
+    if play is None:
+        return None
+    return {
+        "cards": list(play.cards),
+        "seat": play.seat,
+        "category": play.combo.category,
+        "size": play.combo.size,
+    }

@@ -50,7 +50,8 @@ export function render(ctx) {
     ),
   });
 
-  const lastPlay = [...(ctx.events || [])].reverse().find((e) => e.type === "played");
+  // the view keeps the last play after the table clears (so it survives a refresh)
+  const lastPlay = g.last_play || [...(ctx.events || [])].reverse().find((e) => e.type === "played");
   const trick = g.trick
     ? h("div.trick", { "aria-label": `On the table: ${cardsText(g.trick.cards)} by ${ctx.name(g.trick.seat)}` },
         h("div.cards", sortCards(g.trick.cards, "rank", "bigtwo").map((c) => cardEl(c))),

@@ -140,6 +140,10 @@ def test_control_after_three_passes() -> None:
     assert state.turn == 0 and state.trick is None
     view = BIGTWO.view(state, 0)
     assert view["control"] and view["trick"] is None and view["passed"] == []
+    # the cleared table still says what was last played, to every viewer
+    for viewer in (None, 0, 2):
+        last = BIGTWO.view(state, viewer)["last_play"]
+        assert last == {"cards": ["3C"], "seat": 0, "category": "single", "size": 1}
     assert assert_refused(BIGTWO, state, 0, {"type": "pass"}) == "cannot_pass"
     # in control any combination may be led, a different size included
     state, _ = play(state, 0, "4C 5C 6C 7C 8C")
