@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.games.cards import CardError, validate
+from app.games.cards import CardError, rng_for, validate
 
 Action = dict[str, Any]
 #: An event: `{"type": ..., "to": None | seat, ...}`.  `to` is who may see it.
@@ -153,6 +153,17 @@ class Game(ABC, Generic[S]):
             raise ValueError(
                 f"{self.name} is played by {self.min_seats} to {self.max_seats} seats, not {seats}"
             )
+
+    def choose_dealer(self, seats: int, seed: int, chosen: int | None) -> int:
+        """The first dealer (RULES.md, First dealer): the option when the host set
+        one, else drawn from the seed, so a replay deals to the same seats."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError("seed must be an integer")
+        if chosen is None:
+            return rng_for(seed, "first_dealer").randrange(seats)
+        if not 0 <= chosen < seats:
+            raise ValueError(f"first_dealer must be a seat from 0 to {seats - 1}, not {chosen}")
+        return chosen
 
     @abstractmethod
     def new_game(

@@ -139,6 +139,17 @@ def _checked(code: object) -> str:
     return code
 
 
+def deal_clockwise(
+    order: Sequence[str], seats: int, dealer: int, hand_size: int
+) -> list[list[str]]:
+    """Deal `hand_size` cards each, one at a time clockwise from the dealer's
+    left (RULES.md, Dealing); the cards after them stay where they are in `order`."""
+    hands: list[list[str]] = [[] for _ in range(seats)]
+    for i, card in enumerate(order[: seats * hand_size]):
+        hands[(dealer + 1 + i) % seats].append(card)
+    return hands
+
+
 def sort_key(code: str) -> tuple[int, int]:
     """Suit then rank: a tidy hand order for views."""
     return (SUITS.index(suit(code)) if code != JOKER else 4, rank(code))

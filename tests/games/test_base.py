@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from app.games import GAMES
 from app.games.base import IllegalAction, Shapes, check_held, read_action, read_card, read_cards
 
 SHAPES: Shapes = {
@@ -69,3 +70,26 @@ def test_held_cards_count_copies() -> None:
     assert missing.code == "not_in_hand" and "KC" in missing.message
     short = refusal(check_held, ["7D", "AS"], ["7D", "7D"])
     assert short.code == "not_in_hand" and "you hold 1 7D, not 2" in short.message
+
+
+@pytest.mark.parametrize("name", ["posso", "possession", "possum", "bigtwo"])
+def test_every_game_chooses_its_first_dealer_the_same_way(name: str) -> None:
+    game = GAMES[name]
+    seats = 4
+    picked = {game.view(game.new_game(seats, {}, seed), None)["dealer"] for seed in range(40)}
+    if name != "bigtwo":  # Big Two has no dealer in its view
+        assert picked == set(range(seats)), "the seed should reach every seat"
+    if name != "bigtwo":  # a seat the option allows, but past this table's seats
+        with pytest.raises(ValueError, match="first_dealer must be a seat from 0 to 1, not 3"):
+            game.new_game(2, {"first_dealer": 3}, 1)
+    with pytest.raises(ValueError, match="first_dealer"):
+        game.new_game(seats, {"first_dealer": 99}, 1)
+    for bad_seed in (True, 1.5, "7"):
+        with pytest.raises(ValueError, match="seed must be an integer"):
+            game.new_game(seats, {}, bad_seed)  # type: ignore[arg-type]
+
+
+def test_choose_dealer_honours_the_option_and_repeats_for_a_seed() -> None:
+    game = GAMES["possum"]
+    assert game.choose_dealer(5, 123, 2) == 2
+    assert game.choose_dealer(5, 123, None) == game.choose_dealer(5, 123, None)

@@ -56,3 +56,9 @@ def test_stacked_deck_refuses_too_many_copies_and_bad_codes() -> None:
         cards.stacked(cards.build_deck(1), ["11H"], cards.rng_for(1))
     with pytest.raises(ValueError, match="list of card codes"):
         cards.stacked(cards.build_deck(1), "AS", cards.rng_for(1))  # type: ignore[arg-type]
+
+
+def test_dealing_goes_one_card_at_a_time_clockwise_from_the_dealers_left() -> None:
+    order = ["AS", "2S", "3S", "4S", "5S", "6S", "7S"]
+    hands = cards.deal_clockwise(order, seats=3, dealer=2, hand_size=2)
+    assert hands == [["AS", "4S"], ["2S", "5S"], ["3S", "6S"]]  # seat 0 sits left of seat 2

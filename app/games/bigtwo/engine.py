@@ -62,21 +62,14 @@ class BigTwoGame(Game[BigTwoState]):
         self.check_seats(seats)
         opts = self.parse_options(options)
         assert isinstance(opts, BigTwoOptions)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError("seed must be an integer")
-        dealer = opts.first_dealer
-        if dealer is None:
-            dealer = cards.rng_for(seed, "first_dealer").randrange(SEATS)
+        dealer = self.choose_dealer(SEATS, seed, opts.first_dealer)
         order = cards.stacked(DECK, deck, cards.rng_for(seed, "deal", 1))
-        first = (dealer + 1) % SEATS
-        dealt: list[list[str]] = [[] for _ in range(SEATS)]
-        for i, code in enumerate(order[: SEATS * HAND_SIZE]):
-            dealt[(first + i) % SEATS].append(code)
+        dealt = cards.deal_clockwise(order, SEATS, dealer, HAND_SIZE)
         leader = next(s for s in range(SEATS) if THREE_OF_CLUBS in dealt[s])
         return BigTwoState(
             options=opts,
             seed=seed,
-            dealt_first=first,
+            dealt_first=(dealer + 1) % SEATS,
             hands=tuple(tuple(by_power(h)) for h in dealt),
             turn=leader,
             trick=None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.games.cards import build_deck, rank, rng_for, sort_key, stacked, suit
+from app.games.cards import build_deck, deal_clockwise, rank, rng_for, sort_key, stacked, suit
 from app.games.possession.model import (
     HAND_SIZE,
     PLAY,
@@ -36,21 +36,11 @@ def rules_for(seats: int, opts: PossessionOptions) -> Rules:
 
 
 def deal(
-    seats: int, opts: PossessionOptions, seed: int, deck: Sequence[str] | None
+    seats: int, opts: PossessionOptions, seed: int, deck: Sequence[str] | None, dealer: int
 ) -> PossessionState:
     rules = rules_for(seats, opts)
-    if opts.first_dealer is not None:
-        if opts.first_dealer >= seats:
-            raise ValueError(
-                f"first_dealer must be a seat from 0 to {seats - 1}, not {opts.first_dealer}"
-            )
-        dealer = opts.first_dealer
-    else:
-        dealer = rng_for(seed, "first_dealer").randrange(seats)
     order = stacked(build_deck(rules.decks), deck, rng_for(seed, "deal"))
-    hands: list[list[str]] = [[] for _ in range(seats)]
-    for i in range(HAND_SIZE * seats):
-        hands[(dealer + 1 + i) % seats].append(order[i])
+    hands = deal_clockwise(order, seats, dealer, HAND_SIZE)
     upturn = order[HAND_SIZE * seats]
     stock = tuple(reversed(order[HAND_SIZE * seats + 1 :]))
     sorted_hands = tuple(tuple(sorted(h, key=sort_key)) for h in hands)

@@ -61,7 +61,7 @@ class PossessionGame(Game[PossessionState]):
         self.check_seats(seats)
         opts = self.parse_options(options)
         assert isinstance(opts, PossessionOptions)
-        return deal(seats, opts, seed, deck)
+        return deal(seats, opts, seed, deck, self.choose_dealer(seats, seed, opts.first_dealer))
 
     # -- asking -----------------------------------------------------------------
 

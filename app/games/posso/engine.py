@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from app.games.base import Action, Event, Game, IllegalAction, View, read_action
-from app.games.cards import rng_for
 from app.games.posso import actions, flow, legal
 from app.games.posso.model import OVER, PossoState, copy_state
 from app.games.posso.options import PossoOptions
@@ -42,13 +41,7 @@ class PossoGame(Game[PossoState]):
                 f"{decks} deck(s) hold {decks * CARDS_PER_DECK} cards, but hand ten's deal for "
                 f"{seats} players needs {need}"
             )
-        if opts.first_dealer is not None and opts.first_dealer >= seats:
-            raise ValueError(f"first_dealer must be a seat from 0 to {seats - 1}")
-        dealer = (
-            opts.first_dealer
-            if opts.first_dealer is not None
-            else rng_for(seed, "first_dealer").randrange(seats)
-        )
+        dealer = self.choose_dealer(seats, seed, opts.first_dealer)
         ring: tuple[int | None, ...] = (0, None, 1, None) if seats == 2 else tuple(range(seats))
         state = PossoState(
             seats=seats,

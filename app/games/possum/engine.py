@@ -66,17 +66,9 @@ class PossumGame(Game[PossumState]):
         self.check_seats(seats)
         opts = self.parse_options(options)
         assert isinstance(opts, PossumOptions)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError("seed must be an integer")
-        dealer = opts.first_dealer
-        if dealer is None:
-            dealer = cards.rng_for(seed, "first_dealer").randrange(seats)
-        elif dealer >= seats:
-            raise ValueError(f"first_dealer must be a seat from 0 to {seats - 1}")
+        dealer = self.choose_dealer(seats, seed, opts.first_dealer)
         order = cards.stacked(full_deck(seats, opts), deck, cards.rng_for(seed, "deal", 1))
-        dealt: list[list[str]] = [[] for _ in range(seats)]
-        for i, code in enumerate(order[: seats * HAND_SIZE]):
-            dealt[(dealer + 1 + i) % seats].append(code)
+        dealt = cards.deal_clockwise(order, seats, dealer, HAND_SIZE)
         upturn = seats * HAND_SIZE
         state = PossumState(
             options=opts,
