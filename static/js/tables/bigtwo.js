@@ -6,7 +6,8 @@ import { h } from "../dom.js";
 import { cardEl, cardsText, sortCards } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
-  selectedCodes, turnPrompt, seatBadge, shownHands,
+  selectedCodes, turnPrompt, shownHands,
+  myArea,
 } from "./common.js";
 
 const CATEGORY = {
@@ -87,17 +88,14 @@ export function render(ctx) {
     opponentsRow(ctx, extraFor),
     h("div.center", trick),
     g.over ? shownHands(ctx) : null,
-    me !== null
-      ? h(`div.mearea${mine ? ".turn" : ""}`,
-          h("div.mehead", seatBadge(ctx, me, { ...extraFor(me), showFan: false, cls: "compact" })),
-          actions,
-          handArea(ctx, hand, {
-            game: "bigtwo",
-            selectable: mine,
-            playable: mine ? (c) => canComplete.has(c) : null,
-            dimOthers: mine,
-          }))
-      : actions,
+    myArea(ctx, me, { mine, badge: extraFor(me), watching: actions },
+      actions,
+      handArea(ctx, hand, {
+        game: "bigtwo",
+        selectable: mine,
+        playable: mine ? (c) => canComplete.has(c) : null,
+        dimOthers: mine,
+      })),
   );
 }
 

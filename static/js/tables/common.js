@@ -250,6 +250,15 @@ export function pileEl(top, { onclick, label = "Pile", count, key = "pile", bene
 // ---- actions ----
 
 /** The row of buttons and the message line (server refusals stay until the next move). */
+/** The seated player's own area: their badge, then what the table puts under it
+ * (questions, actions, the hand); a spectator gets `watching` instead. */
+export function myArea(ctx, me, { mine, badge = {}, watching = null }, ...children) {
+  if (me === null) return watching;
+  return h(`div.mearea${mine ? ".turn" : ""}`,
+    h("div.mehead", seatBadge(ctx, me, { ...badge, showFan: false, cls: "compact" })),
+    ...children);
+}
+
 export function actionBar(ctx, buttons, hint) {
   const msg = h("p.actmsg", { role: "status", "aria-live": "polite", class: ctx.ui.error ? "error" : null }, ctx.ui.error || hint || "");
   return h("div.actions", h("div.btns", buttons.filter(Boolean)), msg);

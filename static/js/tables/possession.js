@@ -8,8 +8,9 @@ import { h } from "../dom.js";
 import { cardEl, cardsText, cardName } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
-  selectedCodes, turnPrompt, seatBadge, stackEl, shownHands, sameCards, completing,
+  selectedCodes, turnPrompt, stackEl, shownHands, sameCards, completing,
   clearSelection,
+  myArea,
 } from "./common.js";
 
 const KIND = { set: "set", run: "sequence" };
@@ -137,17 +138,14 @@ export function render(ctx) {
     opponentsRow(ctx, extraFor),
     h("div.center", h("div.piles", stock, pileBox), estates),
     g.over ? shownHands(ctx) : null,
-    me !== null
-      ? h(`div.mearea${mine ? ".turn" : ""}`,
-          h("div.mehead", seatBadge(ctx, me, { ...extraFor(me), showFan: false, cls: "compact" })),
+    myArea(ctx, me, { mine, badge: extraFor(me), watching: actionBar(ctx, [], "You are watching.") },
           actionBar(ctx, buttons, mine ? hint : g.over ? "" : "Wait for your turn."),
           handArea(ctx, hand, {
             game: "possession",
             selectable: mine && !drawPhase,
             playable: mine && !drawPhase ? (c) => lit.has(c) : null,
             onPick: () => {},
-          }))
-      : actionBar(ctx, [], "You are watching."),
+          })),
   );
 }
 

@@ -10,6 +10,7 @@ import { sheetEl, normalizeSheet, requirementText } from "../sheet.js";
 import {
   statusBar, handArea, actionBar, btn, send, isMyTurn, pruneSelection, selectedCodes,
   seatBadge, stackEl, pileEl, shownHands, keyed,
+  myArea,
 } from "./common.js";
 import { possoPanel, cutPanel, lastHandPanel } from "./posso-panels.js";
 import { meldsArea, stage, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
@@ -103,8 +104,7 @@ export function render(ctx) {
     const staging = !down && ui.staged.length ? stagingArea(ctx) : null;
     const handCards = keyed(hand).filter((x) => !stagedKeys.has(x.key)).map((x) => x.code);
     const lit = litCards(ctx, { down, picked, mine });
-    parts.push(h(`div.mearea${mine ? ".turn" : ""}`,
-      h("div.mehead", seatBadge(ctx, me, { showFan: false, cls: "compact", extra: seatChips(ctx, me) })),
+    parts.push(myArea(ctx, me, { mine, badge: { extra: seatChips(ctx, me) } },
       mineAsk,
       actionBar(ctx, buttons, hint || (g.over ? "" : mine ? "" : waitingText(ctx))),
       staging,

@@ -5,7 +5,8 @@ import { h } from "../dom.js";
 import { cardEl, cardsText, parse } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
-  selectedCodes, turnPrompt, seatBadge, stackEl, shownHands, sameCards, completing,
+  selectedCodes, turnPrompt, stackEl, shownHands, sameCards, completing,
+  myArea,
 } from "./common.js";
 
 const PATTERN = {
@@ -82,9 +83,7 @@ export function render(ctx) {
     opponentsRow(ctx, extraFor),
     center,
     g.over ? shownHands(ctx) : null,
-    me !== null
-      ? h(`div.mearea${mine ? ".turn" : ""}`,
-          h("div.mehead", seatBadge(ctx, me, { ...extraFor(me), showFan: false, cls: "compact" })),
+    myArea(ctx, me, { mine, badge: extraFor(me), watching: actionBar(ctx, [], "You are watching.") },
           actionBar(ctx, buttons, mine ? hint : g.over ? "" : "Wait for your turn."),
           handArea(ctx, hand, {
             game: "possum",
@@ -92,8 +91,7 @@ export function render(ctx) {
             ordered: true,
             playable: mine && !canDraw ? (c) => lit.has(c) : null,
             dimOthers: mine && !canDraw,
-          }))
-      : actionBar(ctx, [], "You are watching."),
+          })),
   );
 }
 
