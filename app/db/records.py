@@ -1,63 +1,57 @@
 """`DbRecords`: the rooms' `Records` (app/store/records.py) over SQLite or PostgreSQL.
 
-Every method is one short transaction that has committed before it returns, so
-the room's rule "store, then broadcast" means what it says.  `append_action`,
-the hot path, is a single INSERT: it adds action `seq` only if action `seq - 1`
-is already there, and the primary key refuses a second `seq`; together they keep
-each game's log gap-free and in order without a read before the write.
+Every write has committed before its method returns, so the room's rule
+"store, then broadcast" means what it says.  `append_action`, the hot path, is
+a single INSERT: it adds action `seq` only if action `seq - 1` is already
+there, and the primary key refuses a second `seq`; together they keep each
+game's log gap-free and in order without a read before the write.  The other
+writes (a room saved, a game started or finished, a score-sheet hand) are the
+functions of app/db/writes.py, one body for both backends.
 
 SQLite allows one writer at a time.  Rather than let this process's writers
-collide on the file lock and back off in sleeps, they queue on an asyncio lock
-(`writing()`, shared with the accounts); readers (history pages) are not held
-up, thanks to WAL.  Appends go through a plain sqlite3 connection in one worker
-thread, one hop per action instead of aiosqlite's several (bench/db.py: about
-4x the appends per second).  On PostgreSQL an append is one autocommitted
-statement: one round trip.
+collide on the file lock and back off in sleeps, every write of the rooms goes
+through one plain sqlite3 connection in one worker thread - one hop per batch
+instead of aiosqlite's several per statement (bench/db.py) - and the accounts,
+which still write through sessions, queue with it on an asyncio lock
+(`writing()`).  Readers (history pages) are not held up, thanks to WAL.  On
+PostgreSQL an append is one autocommitted statement, one round trip, and
+another write is one transaction through `run_sync`.
 
-Group commit (SQLite): appends that arrive while the writer is busy wait
-together and are committed by the writer's next transaction, one fsync for all
-of them.  Each caller still returns only after its own action has committed,
+Group commit (SQLite): writes that arrive while the writer is busy wait
+together and are committed by the writer's next transaction, one sync for all
+of them.  Each caller still returns only after its own write has committed,
 so "store, then broadcast" holds; under load a thousand rooms share a handful
 of commits a second instead of queueing for one each.  A failed INSERT (a
-repeated seq) aborts only its own statement in SQLite, so one bad append
-never takes its batch-mates down with it.
+repeated seq) aborts only its own statement in SQLite, and every other write
+runs in a savepoint, so one bad write never takes its batch-mates down with it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
+    Connection,
     DateTime,
     Integer,
     Table,
     bindparam,
-    delete,
     exists,
     func,
     insert,
     select,
-    update,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from app.db.models import (
-    ActionRow,
-    GameRow,
-    GameSeat,
-    LoginSession,
-    Player,
-    Room,
-    ScoreHand,
-    ScoreLine,
-    utcnow,
-)
+from app.db import writes
+from app.db.models import ActionRow, GameRow, Player, Room, utcnow
 from app.db.session import is_sqlite, sessionmaker, sqlite_writer
 from app.db.sheet import read_row
 from app.store.records import GameRecord, PlayerRecord, RoomRecord
@@ -102,8 +96,8 @@ class DbRecords:
         self._writer_thread = (
             ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer") if self._writer else None
         )
-        #: SQLite appends waiting for the writer's next transaction
-        self._waiting: list[tuple[Any, dict[str, Any], asyncio.Future[bool]]] = []
+        #: SQLite writes waiting for the writer's next transaction
+        self._waiting: list[tuple[_Append | _Call, asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
 
     async def close(self) -> None:
@@ -124,55 +118,32 @@ class DbRecords:
         async with self._write_lock:
             yield
 
-    # -- rooms ---------------------------------------------------------------
+    # -- rooms, games and results ---------------------------------------------
 
     async def save_room(self, room: RoomRecord) -> None:
-        async with self.writing(), self.sessions.begin() as s:
-            row = await _room_for_save(s, room.code, room.closed)
-            if row is None:
-                row = Room(code=room.code)
-                s.add(row)
-            row.game = room.game
-            row.options = dict(room.options)
-            row.settings = dict(room.settings)
-            row.host_player_id = room.host_player_id
-            row.tally = dict(room.tally)
-            row.closed = room.closed
-            row.updated_at = utcnow()
-            await s.flush()
-            await _save_players(s, row.id, room.players)
+        await self._write(writes.save_room, room)
 
     async def start_game(
         self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
     ) -> int:
-        async with self.writing(), self.sessions.begin() as s:
-            room = await _open_room(s, room_code)
-            if room is None:
-                raise ValueError(f"no open room {room_code!r}: save the room before its game")
-            found = await s.execute(
-                select(Player.player_id, Player.id, Player.name).where(
-                    Player.room_id == room.id, Player.player_id.in_(seats)
-                )
-            )
-            by_pid: dict[str, tuple[int, str | None]] = {
-                pid: (ref, name) for pid, ref, name in found.all()
-            }
-            for pid in seats:
-                if pid not in by_pid:
-                    by_pid[pid] = (await _placeholder(s, room.id, pid), None)
-            row = GameRow(
-                room_id=room.id,
-                game=game,
-                options=dict(options),
-                seed=str(int(seed)),
-                seats=list(seats),
-            )
-            s.add(row)
-            await s.flush()
-            for seat, pid in enumerate(seats):
-                ref, name = by_pid[pid]
-                s.add(GameSeat(game_id=row.id, seat=seat, player_ref=ref, name=name))
-            return row.id
+        return int(
+            await self._write(writes.start_game, room_code, game, dict(options), seed, list(seats))
+        )
+
+    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+        read_row(hand, row)  # a malformed row is refused before it queues
+        await self._write(writes.save_score_hand, game_id, hand, row)
+
+    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+        await self._write(writes.finish_game, game_id, result)
+
+    async def _write(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run one of app/db/writes.py in a transaction of its own (PostgreSQL,
+        in-memory SQLite) or in the SQLite writer's next group commit."""
+        if self._writer is None:
+            async with self.writing(), self.engine.begin() as conn:
+                return await conn.run_sync(fn, *args)
+        return await self._enqueue(_Call(fn, args))
 
     # -- the hot path ----------------------------------------------------------
 
@@ -193,7 +164,7 @@ class DbRecords:
         if seq == 0:
             del params["previous"]
         if self._writer is not None:
-            added = await self._append_grouped(stmt, params)
+            added = bool(await self._enqueue(_Append(stmt, params)))
         else:
             try:
                 async with self._autocommit.connect() as conn:
@@ -203,11 +174,11 @@ class DbRecords:
         if not added:
             await self._refuse_append(game_id, seq)
 
-    async def _append_grouped(self, stmt: Any, params: dict[str, Any]) -> bool:
-        """Queue one append for the writer's next transaction; True once committed."""
+    async def _enqueue(self, job: _Append | _Call) -> Any:
+        """Queue one write for the writer's next transaction; its outcome once committed."""
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[bool] = loop.create_future()
-        self._waiting.append((stmt, params, done))
+        done: asyncio.Future[Any] = loop.create_future()
+        self._waiting.append((job, done))
         if self._committer is None or self._committer.done():
             self._committer = loop.create_task(self._commit_waiting())
         return await done
@@ -219,60 +190,77 @@ class DbRecords:
             batch, self._waiting = self._waiting, []
             try:
                 async with self.writing():
-                    added = await loop.run_in_executor(
-                        self._writer_thread,
-                        self._append_batch_in_thread,
-                        [(stmt, params) for stmt, params, _ in batch],
+                    outcomes = await loop.run_in_executor(
+                        self._writer_thread, self._write_batch, [job for job, _ in batch]
                     )
-            except Exception as err:  # the transaction failed: nobody's action is stored
-                for *_, done in batch:
+            except Exception as err:  # the transaction failed: nothing of it is stored
+                for _, done in batch:
                     if not done.done():
                         done.set_exception(err)
                 continue
-            for (*_, done), ok in zip(batch, added, strict=True):
-                if not done.done():  # its room may have given up waiting
-                    done.set_result(ok)
+            for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+                if done.done():  # its room may have given up waiting
+                    continue
+                if ok:
+                    done.set_result(value)
+                else:
+                    done.set_exception(value)
 
-    def _append_batch_in_thread(self, items: list[tuple[Any, dict[str, Any]]]) -> list[bool]:
-        """One transaction for the batch.  The usual case - every append in order -
-        is two executemany calls, whose row loop runs in C without the GIL, so the
-        event loop keeps serving sockets meanwhile.  If any append is refused, the
+    def _write_batch(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
+        """One transaction for the batch, in the writer thread.
+
+        Jobs in one batch never depend on each other: each comes from a caller
+        that awaits its write before making the next.  The usual case - every
+        append in order - is two executemany calls, whose row loop runs in C
+        without the GIL, so the event loop keeps serving sockets meanwhile;
+        each other write runs inside a savepoint, so one that fails (a game
+        that does not exist) undoes only itself.  If any append is refused, the
         batch is undone and replayed one statement at a time to say which."""
         assert self._writer is not None
-        firsts = [params for stmt, params in items if stmt is _FIRST]
-        nexts = [params for stmt, params in items if stmt is not _FIRST]
+        appends = [job for job in jobs if isinstance(job, _Append)]
+        firsts = [job.params for job in appends if job.stmt is _FIRST]
+        nexts = [job.params for job in appends if job.stmt is not _FIRST]
         with self._writer.connect() as conn:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
             try:
-                stored = conn.execute(_FIRST_MANY, firsts).rowcount if firsts else 0
-                stored += conn.execute(_NEXT_MANY, nexts).rowcount if nexts else 0
-            except IntegrityError:
-                stored = -1
+                try:
+                    stored = conn.execute(_FIRST_MANY, firsts).rowcount if firsts else 0
+                    stored += conn.execute(_NEXT_MANY, nexts).rowcount if nexts else 0
+                except IntegrityError:
+                    stored = -1
+                if stored == len(appends):
+                    outcomes = [
+                        (True, True) if isinstance(job, _Append) else _call(conn, job)
+                        for job in jobs
+                    ]
+                    conn.exec_driver_sql("COMMIT")
+                    return outcomes
             except BaseException:
                 conn.exec_driver_sql("ROLLBACK")
                 raise
-            if stored == len(items):
-                conn.exec_driver_sql("COMMIT")
-                return [True] * len(items)
             conn.exec_driver_sql("ROLLBACK")
-        return self._append_each_in_thread(items)
+        return self._write_each(jobs)
 
-    def _append_each_in_thread(self, items: list[tuple[Any, dict[str, Any]]]) -> list[bool]:
+    def _write_each(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
         assert self._writer is not None
-        added: list[bool] = []
+        outcomes: list[tuple[bool, Any]] = []
         with self._writer.connect() as conn:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
             try:
-                for stmt, params in items:
+                for job in jobs:
+                    if isinstance(job, _Call):
+                        outcomes.append(_call(conn, job))
+                        continue
                     try:
-                        added.append(conn.execute(stmt, params).first() is not None)
+                        added = conn.execute(job.stmt, job.params).first() is not None
                     except IntegrityError:  # a repeated seq: only this statement is undone
-                        added.append(False)
+                        added = False
+                    outcomes.append((True, added))
                 conn.exec_driver_sql("COMMIT")
             except BaseException:
                 conn.exec_driver_sql("ROLLBACK")
                 raise
-        return added
+        return outcomes
 
     async def _refuse_append(self, game_id: int, seq: int) -> None:
         async with self.engine.connect() as conn:
@@ -283,55 +271,6 @@ class DbRecords:
                 select(func.count()).select_from(_actions).where(_actions.c.game_id == game_id)
             )
         raise ValueError(f"action {seq} of game {game_id} out of order (have {have})")
-
-    # -- results ---------------------------------------------------------------
-
-    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
-        sheet = read_row(hand, row)
-        async with self.writing(), self.sessions.begin() as s:
-            if await s.get(GameRow, game_id) is None:
-                raise KeyError(f"no game {game_id}")
-            where = (ScoreHand.game_id == game_id, ScoreHand.hand == hand)
-            await s.execute(
-                delete(ScoreLine).where(ScoreLine.game_id == game_id, ScoreLine.hand == hand)
-            )
-            await s.execute(delete(ScoreHand).where(*where))
-            s.add(
-                ScoreHand(
-                    game_id=game_id,
-                    hand=hand,
-                    dealer=sheet.dealer,
-                    requirement=sheet.requirement,
-                    went_out=sheet.went_out,
-                    cut=sheet.cut,
-                    row=dict(row),
-                )
-            )
-            await s.flush()
-            for ln in sheet.lines:
-                s.add(
-                    ScoreLine(
-                        game_id=game_id,
-                        hand=hand,
-                        seat=ln.seat,
-                        points=ln.points,
-                        total=ln.total,
-                        went_out=ln.went_out,
-                        posso_count=ln.posso_count,
-                        cut=ln.cut,
-                    )
-                )
-
-    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
-        async with self.writing(), self.engine.begin() as conn:
-            done = await conn.execute(
-                update(GameRow)
-                .where(GameRow.id == game_id)
-                .values(result=dict(result), finished_at=utcnow())
-                .returning(GameRow.id)
-            )
-            if done.first() is None:
-                raise KeyError(f"no game {game_id}")
 
     # -- recovery --------------------------------------------------------------
 
@@ -413,78 +352,30 @@ class DbRecords:
         return out
 
 
-async def _placeholder(s: AsyncSession, room_id: int, player_id: str) -> int:
-    """A row for a seat whose player the room has not saved yet (the bots a room
-    adds as a game starts are saved right after); the next save fills it in."""
-    row = Player(
-        room_id=room_id,
-        player_id=player_id,
-        position=1_000_000,
-        name=player_id,
-        seat=None,
-        token_hash="",
-        is_bot=False,
-        present=False,
-    )
-    s.add(row)
-    await s.flush()
-    return row.id
+@dataclass(slots=True)
+class _Append:
+    """An action for the log: one row of the batch's executemany."""
+
+    stmt: Any
+    params: dict[str, Any]
 
 
-async def _open_room(s: AsyncSession, code: str) -> Room | None:
-    found = await s.scalars(select(Room).where(Room.code == code, Room.closed.is_(False)))
-    return found.first()
+@dataclass(slots=True)
+class _Call:
+    """Any other write: a function of app/db/writes.py and its arguments."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
 
 
-async def _room_for_save(s: AsyncSession, code: str, closing: bool) -> Room | None:
-    """The row a save of room `code` updates: the open room with that code; when
-    closing and none is open, the latest room with it (a repeated close)."""
-    room = await _open_room(s, code)
-    if room is not None or not closing:
-        return room
-    found = await s.scalars(select(Room).where(Room.code == code).order_by(Room.id.desc()))
-    return found.first()
-
-
-async def _save_players(s: AsyncSession, room_id: int, players: list[PlayerRecord]) -> None:
-    """Upsert the room's occupants.  Those no longer listed are kept but marked
-    absent; a save that lacks a guest or account id never erases a known one
-    (linking a guest to an account happens outside the room)."""
-    rows = (await s.scalars(select(Player).where(Player.room_id == room_id))).all()
-    known = {p.player_id: p for p in rows}
-    current: list[Player] = []
-    for position, rec in enumerate(players):
-        row = known.pop(rec.player_id, None)
-        if row is None:
-            row = Player(room_id=room_id, player_id=rec.player_id)
-            s.add(row)
-        row.position = position
-        row.name = rec.name
-        row.seat = rec.seat
-        row.token_hash = rec.token_hash
-        row.is_bot = rec.is_bot
-        row.guest_id = rec.guest_id or row.guest_id
-        row.account_id = rec.account_id if rec.account_id is not None else row.account_id
-        row.present = True
-        current.append(row)
-    for row in known.values():  # no longer in the room
-        row.present = False
-        row.seat = None
-    await _link_signed_in(s, [r for r in current if r.guest_id and r.account_id is None])
-
-
-async def _link_signed_in(s: AsyncSession, rows: list[Player]) -> None:
-    """Seats taken by a browser that is signed in belong to its account, whether
-    or not the room passed the account id along."""
-    if not rows:
-        return
-    found = await s.execute(
-        select(LoginSession.guest_id, LoginSession.account_id).where(
-            LoginSession.guest_id.in_({r.guest_id for r in rows}),
-            LoginSession.expires_at > utcnow(),
-        )
-    )
-    owner = {guest: account for guest, account in found.all()}
-    for row in rows:
-        if row.guest_id in owner:
-            row.account_id = owner[row.guest_id]
+def _call(conn: Connection, job: _Call) -> tuple[bool, Any]:
+    """Run one write inside a savepoint: (True, its result) or (False, its error)."""
+    conn.exec_driver_sql("SAVEPOINT job")
+    try:
+        value = job.fn(conn, *job.args)
+    except Exception as err:
+        conn.exec_driver_sql("ROLLBACK TO job")
+        conn.exec_driver_sql("RELEASE job")
+        return False, err
+    conn.exec_driver_sql("RELEASE job")
+    return True, value

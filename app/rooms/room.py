@@ -137,6 +137,9 @@ class Room:
         self._bot_rngs: dict[int, random.Random] = {}
         self._jitter = random.Random()
         self._room_frag: orjson.Fragment | None = None
+        #: what the records last took: a save that would change nothing is skipped
+        #: (a rematch at the same table saves nothing new, twice per game)
+        self._saved: RoomRecord | None = None
 
     # ------------------------------------------------------------------ setup
 
@@ -1008,8 +1011,12 @@ class Room:
     async def _save(self) -> None:
         """Membership is saved as it changes; a failure is logged, not fatal (the
         next save carries the whole room again)."""
+        snapshot = self._snapshot()
+        if snapshot == self._saved:
+            return
         try:
-            await self.records.save_room(self._snapshot())
+            await self.records.save_room(snapshot)
+            self._saved = snapshot
         except Exception:
             log.exception("room %s: could not save the room", self.code)
 

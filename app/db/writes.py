@@ -1,0 +1,276 @@
+"""The records' writes as plain functions of one synchronous `Connection`.
+
+Each function is the whole of one write - a room saved, a game started or
+finished, a score-sheet hand - in SQLAlchemy Core, so one body serves both
+backends: `DbRecords` runs it in SQLite's writer thread inside the group
+commit (app/db/records.py), or through `AsyncConnection.run_sync` on
+PostgreSQL.  Core rather than the ORM because these run once or twice per
+game on the hot path of a busy server: through the ORM and aiosqlite a room
+save cost about 5 ms of CPU, as Core statements in the writer thread it costs
+a tenth of that (bench/db.py), and a server finishing dozens of games a second
+spends its time on play instead.
+
+None of them commits: the caller owns the transaction, so a function that
+raises leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+
+from app.db.models import (
+    GameRow,
+    GameSeat,
+    LoginSession,
+    Player,
+    Room,
+    ScoreHand,
+    ScoreLine,
+    utcnow,
+)
+from app.db.sheet import read_row
+from app.store.records import PlayerRecord, RoomRecord
+
+_rooms = cast(Table, Room.__table__)
+_players = cast(Table, Player.__table__)
+_games = cast(Table, GameRow.__table__)
+_game_seats = cast(Table, GameSeat.__table__)
+_logins = cast(Table, LoginSession.__table__)
+_hands = cast(Table, ScoreHand.__table__)
+_lines = cast(Table, ScoreLine.__table__)
+
+#: what a player row holds besides its keys, in the order compared on save
+_PLAYER_FIELDS = ("position", "name", "seat", "token_hash", "is_bot", "guest_id", "account_id")
+
+_UPDATE_PLAYER = (
+    update(_players)
+    .where(_players.c.id == bindparam("row_id"))
+    .values({f: bindparam(f"new_{f}") for f in (*_PLAYER_FIELDS, "present")})
+)
+
+
+def save_room(conn: Connection, room: RoomRecord) -> None:
+    """Insert or update the room and its occupants."""
+    room_id = _room_for_save(conn, room.code, room.closed)
+    values = {
+        "game": room.game,
+        "options": dict(room.options),
+        "settings": dict(room.settings),
+        "host_player_id": room.host_player_id,
+        "tally": dict(room.tally),
+        "closed": room.closed,
+        "updated_at": utcnow(),
+    }
+    if room_id is None:
+        room_id = conn.execute(
+            insert(_rooms).values(code=room.code, **values).returning(_rooms.c.id)
+        ).scalar_one()
+    else:
+        conn.execute(update(_rooms).where(_rooms.c.id == room_id).values(**values))
+    _save_players(conn, room_id, room.players)
+
+
+def start_game(
+    conn: Connection,
+    room_code: str,
+    game: str,
+    options: dict[str, Any],
+    seed: int,
+    seats: list[str],
+) -> int:
+    """A new game row and who sits where; returns the game's id."""
+    room_id = _open_room(conn, room_code)
+    if room_id is None:
+        raise ValueError(f"no open room {room_code!r}: save the room before its game")
+    found = conn.execute(
+        select(_players.c.player_id, _players.c.id, _players.c.name).where(
+            _players.c.room_id == room_id, _players.c.player_id.in_(seats)
+        )
+    )
+    by_pid: dict[str, tuple[int, str | None]] = {pid: (ref, name) for pid, ref, name in found}
+    for pid in seats:
+        if pid not in by_pid:
+            by_pid[pid] = (_placeholder(conn, room_id, pid), None)
+    game_id = int(
+        conn.execute(
+            insert(_games)
+            .values(
+                room_id=room_id,
+                game=game,
+                options=dict(options),
+                seed=str(int(seed)),
+                seats=list(seats),
+            )
+            .returning(_games.c.id)
+        ).scalar_one()
+    )
+    conn.execute(
+        insert(_game_seats),
+        [
+            {"game_id": game_id, "seat": seat, "player_ref": by_pid[pid][0], "name": by_pid[pid][1]}
+            for seat, pid in enumerate(seats)
+        ],
+    )
+    return game_id
+
+
+def finish_game(conn: Connection, game_id: int, result: dict[str, Any]) -> None:
+    done = conn.execute(
+        update(_games)
+        .where(_games.c.id == game_id)
+        .values(result=dict(result), finished_at=utcnow())
+        .returning(_games.c.id)
+    )
+    if done.first() is None:
+        raise KeyError(f"no game {game_id}")
+
+
+def save_score_hand(conn: Connection, game_id: int, hand: int, row: dict[str, Any]) -> None:
+    """Write (or rewrite) one hand of a Posso score sheet."""
+    sheet = read_row(hand, row)
+    if conn.scalar(select(_games.c.id).where(_games.c.id == game_id)) is None:
+        raise KeyError(f"no game {game_id}")
+    conn.execute(delete(_lines).where(_lines.c.game_id == game_id, _lines.c.hand == hand))
+    conn.execute(delete(_hands).where(_hands.c.game_id == game_id, _hands.c.hand == hand))
+    conn.execute(
+        insert(_hands).values(
+            game_id=game_id,
+            hand=hand,
+            dealer=sheet.dealer,
+            requirement=sheet.requirement,
+            went_out=sheet.went_out,
+            cut=sheet.cut,
+            row=dict(row),
+        )
+    )
+    if sheet.lines:
+        conn.execute(
+            insert(_lines),
+            [
+                {
+                    "game_id": game_id,
+                    "hand": hand,
+                    "seat": ln.seat,
+                    "points": ln.points,
+                    "total": ln.total,
+                    "went_out": ln.went_out,
+                    "posso_count": ln.posso_count,
+                    "cut": ln.cut,
+                }
+                for ln in sheet.lines
+            ],
+        )
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+def _open_room(conn: Connection, code: str) -> int | None:
+    return conn.scalar(
+        select(_rooms.c.id).where(_rooms.c.code == code, _rooms.c.closed.is_(False)).limit(1)
+    )
+
+
+def _room_for_save(conn: Connection, code: str, closing: bool) -> int | None:
+    """The row a save of room `code` updates: the open room with that code; when
+    closing and none is open, the latest room with it (a repeated close)."""
+    room_id = _open_room(conn, code)
+    if room_id is not None or not closing:
+        return room_id
+    return conn.scalar(
+        select(_rooms.c.id).where(_rooms.c.code == code).order_by(_rooms.c.id.desc()).limit(1)
+    )
+
+
+def _placeholder(conn: Connection, room_id: int, player_id: str) -> int:
+    """A row for a seat whose player the room has not saved yet (the bots a room
+    adds as a game starts are saved right after); the next save fills it in."""
+    return int(
+        conn.execute(
+            insert(_players)
+            .values(
+                room_id=room_id,
+                player_id=player_id,
+                position=1_000_000,
+                name=player_id,
+                seat=None,
+                token_hash="",
+                is_bot=False,
+                present=False,
+            )
+            .returning(_players.c.id)
+        ).scalar_one()
+    )
+
+
+def _save_players(conn: Connection, room_id: int, players: list[PlayerRecord]) -> None:
+    """Upsert the room's occupants, writing only rows that changed.  Those no
+    longer listed are kept but marked absent; a save that lacks a guest or
+    account id never erases a known one (linking a guest to an account happens
+    outside the room)."""
+    cols = _players.c
+    rows = conn.execute(
+        select(cols.id, cols.player_id, cols.present, *(cols[f] for f in _PLAYER_FIELDS)).where(
+            cols.room_id == room_id
+        )
+    ).all()
+    known = {r.player_id: r for r in rows}
+    wanted: list[tuple[Any, dict[str, Any]]] = []  # (existing row or None, its new values)
+    for position, rec in enumerate(players):
+        row = known.pop(rec.player_id, None)
+        values = {
+            "position": position,
+            "name": rec.name,
+            "seat": rec.seat,
+            "token_hash": rec.token_hash,
+            "is_bot": rec.is_bot,
+            "guest_id": rec.guest_id or (row.guest_id if row is not None else None),
+            "account_id": rec.account_id
+            if rec.account_id is not None
+            else (row.account_id if row is not None else None),
+        }
+        wanted.append((row, values))
+    _link_signed_in(conn, [v for _, v in wanted if v["guest_id"] and v["account_id"] is None])
+    inserts = [
+        {"room_id": room_id, "player_id": rec.player_id, "present": True, **values}
+        for rec, (row, values) in zip(players, wanted, strict=True)
+        if row is None
+    ]
+    changed = [
+        (row.id, True, values)
+        for row, values in wanted
+        if row is not None
+        and (not row.present or any(getattr(row, f) != values[f] for f in _PLAYER_FIELDS))
+    ]
+    changed += [  # no longer in the room
+        (row.id, False, {**{f: getattr(row, f) for f in _PLAYER_FIELDS}, "seat": None})
+        for row in known.values()
+        if row.present or row.seat is not None
+    ]
+    updates = [
+        {"row_id": row_id, "new_present": present, **{f"new_{k}": v for k, v in values.items()}}
+        for row_id, present, values in changed
+    ]
+    if inserts:
+        conn.execute(insert(_players), inserts)
+    if updates:
+        conn.execute(_UPDATE_PLAYER, updates)
+
+
+def _link_signed_in(conn: Connection, values: list[dict[str, Any]]) -> None:
+    """Seats taken by a browser that is signed in belong to its account, whether
+    or not the room passed the account id along."""
+    if not values:
+        return
+    found = conn.execute(
+        select(_logins.c.guest_id, _logins.c.account_id).where(
+            _logins.c.guest_id.in_({v["guest_id"] for v in values}),
+            _logins.c.expires_at > utcnow(),
+        )
+    )
+    owner = {guest: account for guest, account in found}
+    for v in values:
+        if v["guest_id"] in owner:
+            v["account_id"] = owner[v["guest_id"]]
