@@ -318,3 +318,37 @@ async def test_appends_that_arrive_together_commit_together_and_a_bad_one_fails_
     finally:
         await fresh.close()
     assert logs == {g: [(0, {"type": "draw"}), (1, {"type": "draw", "g": g})] for g in games}
+
+
+async def test_other_writes_share_the_batch_and_a_failing_one_undoes_only_itself(
+    records: DbRecords,
+) -> None:
+    """Room saves, game starts and finishes arrive amid appends (on SQLite they
+    ride the same group commit): one that fails - a finish for no game, a start
+    for no room - raises its own error, and everything beside it is kept."""
+    codes = [f"M{i:05d}" for i in range(20)]
+    for code in codes:
+        await records.save_room(room(code, players=2))
+    games = [
+        await records.start_game(c, "possum", {}, i, ["p0", "p1"]) for i, c in enumerate(codes)
+    ]
+    writes: list[Any] = [records.append_action(g, 0, 0, {"type": "draw", "g": g}) for g in games]
+    writes += [
+        records.finish_game(10**9, {"places": []}),
+        records.start_game("NOSUCH", "possum", {}, 1, ["p0", "p1"]),
+        records.finish_game(games[0], {"places": [[0], [1]], "scores": [1, 2]}),
+        records.save_room(room("NEW001", players=2)),
+        records.start_game(codes[1], "possum", {}, 99, ["p1", "p0"]),
+    ]
+    outcomes = await asyncio.gather(*writes, return_exceptions=True)
+
+    assert outcomes[: len(games)] == [None] * len(games)
+    missing_game, missing_room, finished, saved, started = outcomes[len(games) :]
+    assert isinstance(missing_game, KeyError)
+    assert isinstance(missing_room, ValueError) and "NOSUCH" in str(missing_room)
+    assert finished is None and saved is None and isinstance(started, int)
+    live = {r.code: g for r, g in await records.live_rooms()}
+    assert "NEW001" in live and live["NEW001"] is None
+    assert live[codes[0]] is None  # its one game finished
+    assert live[codes[1]] is not None and live[codes[1]].game_id == started
+    assert all(live[c] is not None and live[c].actions for c in codes[2:])

@@ -11,7 +11,7 @@ import pytest
 
 from app.games import GAMES
 from app.rooms.room import HISTORY_MAX, Room
-from app.store.records import MemoryRecords
+from app.store.records import MemoryRecords, RoomRecord
 from tests.rooms.harness import (
     FakeSocket,
     Recorder,
@@ -64,6 +64,42 @@ class WatchingRecords(MemoryRecords):
         self.at_append.append(len(self.recorder.frames))
         await asyncio.sleep(0)  # a real database yields here
         await super().append_action(game_id, seq, seat, action)
+
+
+class SavingRecords(MemoryRecords):
+    """Counts room saves, and refuses them while `down` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saves = 0
+        self.down = False
+
+    async def save_room(self, room: RoomRecord) -> None:
+        if self.down:
+            raise ConnectionError("database unavailable")
+        self.saves += 1
+        await super().save_room(room)
+
+
+async def test_a_save_that_would_change_nothing_is_skipped_and_a_failed_one_is_retried() -> None:
+    records = SavingRecords()
+    room = new_room(TINY, options={"bidding": False}, records=records)
+    recorder = Recorder()
+    conns = await seat_people(room, 2, recorder)
+    await room.handle(conns[0], 1, "cmd", {"type": "start"})
+    await drive(room, conns, random.Random(5))
+    saved = records.saves
+    await room.handle(conns[0], 2, "cmd", {"type": "rematch"})  # same table, same people
+    assert replies(conns[0], 2)[0]["ok"] is True and room.status == "playing"
+    assert records.saves == saved
+    records.down = True
+    spectator, _ = await room.join("Watcher", spectator=True)  # the save fails (logged)
+    records.down = False
+    await room._save()  # the next save carries the change that was not stored
+    assert records.saves == saved + 1
+    (stored, _game), *_ = [x for x in await records.live_rooms() if x[0].code == room.code]
+    assert spectator.player_id in {p.player_id for p in stored.players}
+    await room.shutdown()
 
 
 async def test_an_action_is_logged_before_anyone_hears_of_it() -> None:
