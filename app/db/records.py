@@ -54,6 +54,7 @@ from app.db import writes
 from app.db.models import ActionRow, GameRow, Player, Room, utcnow
 from app.db.session import is_sqlite, sessionmaker, sqlite_writer
 from app.db.sheet import read_row
+from app.db.sqlite_appends import FastAppends
 from app.store.records import GameRecord, PlayerRecord, RoomRecord
 
 _actions = cast(Table, ActionRow.__table__)
@@ -96,6 +97,9 @@ class DbRecords:
         self._writer_thread = (
             ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer") if self._writer else None
         )
+        self._fast = (
+            FastAppends(self._writer, _FIRST_MANY, _NEXT_MANY, _actions) if self._writer else None
+        )
         #: SQLite writes waiting for the writer's next transaction
         self._waiting: list[tuple[_Append | _Call, asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
@@ -105,6 +109,8 @@ class DbRecords:
             await asyncio.gather(self._committer, return_exceptions=True)
         if self._writer_thread is not None:
             self._writer_thread.shutdown(wait=True)
+        if self._fast is not None:
+            self._fast.close()
         if self._writer is not None:
             self._writer.dispose()
         await self.engine.dispose()
@@ -210,16 +216,20 @@ class DbRecords:
         """One transaction for the batch, in the writer thread.
 
         Jobs in one batch never depend on each other: each comes from a caller
-        that awaits its write before making the next.  The usual case - every
-        append in order - is two executemany calls, whose row loop runs in C
-        without the GIL, so the event loop keeps serving sockets meanwhile;
-        each other write runs inside a savepoint, so one that fails (a game
-        that does not exist) undoes only itself.  If any append is refused, the
+        that awaits its write before making the next.  The usual batch, all
+        appends, goes straight to the driver (app/db/sqlite_appends.py).  A
+        batch with other writes runs its appends as two executemany calls and
+        each other write inside a savepoint, so one that fails (a game that
+        does not exist) undoes only itself.  If any append is refused, the
         batch is undone and replayed one statement at a time to say which."""
-        assert self._writer is not None
+        assert self._writer is not None and self._fast is not None
         appends = [job for job in jobs if isinstance(job, _Append)]
         firsts = [job.params for job in appends if job.stmt is _FIRST]
         nexts = [job.params for job in appends if job.stmt is not _FIRST]
+        if len(appends) == len(jobs):  # the usual batch: straight to the driver
+            if self._fast.run(firsts, nexts):
+                return [(True, True)] * len(jobs)
+            return self._write_each(jobs)
         with self._writer.connect() as conn:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
             try:

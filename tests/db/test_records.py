@@ -4,6 +4,7 @@ restart (a new engine on the same database)."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -352,3 +353,27 @@ async def test_other_writes_share_the_batch_and_a_failing_one_undoes_only_itself
     assert live[codes[0]] is None  # its one game finished
     assert live[codes[1]] is not None and live[codes[1]].game_id == started
     assert all(live[c] is not None and live[c].actions for c in codes[2:])
+
+
+async def test_an_appended_row_reads_back_as_the_orm_would_have_written_it(
+    records: DbRecords,
+) -> None:
+    """SQLite appends skip SQLAlchemy on the way in (app/db/sqlite_appends.py):
+    the row must still read back through it, key order, text and time intact."""
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    action = {"type": "meld", "cards": ["10H", "JH", "QH"], "note": 'Zoë\'s "run"', "n": 1.5}
+    before = datetime.now(UTC)
+    await records.append_action(gid, 0, None, action)
+    await records.append_action(gid, 1, 1, {"z": 1, "a": 2})
+    async with records.sessions() as s:
+        rows = (
+            await s.scalars(select(ActionRow).where(ActionRow.game_id == gid).order_by("seq"))
+        ).all()
+    assert [(r.seq, r.seat, r.action) for r in rows] == [
+        (0, None, action),
+        (1, 1, {"z": 1, "a": 2}),
+    ]
+    assert list(rows[1].action) == ["z", "a"]
+    stamp = rows[0].created_at.replace(tzinfo=rows[0].created_at.tzinfo or UTC)
+    assert before - timedelta(seconds=1) <= stamp <= datetime.now(UTC) + timedelta(seconds=1)
