@@ -10,12 +10,14 @@ functions of app/db/writes.py, one body for both backends.
 
 SQLite allows one writer at a time.  Rather than let this process's writers
 collide on the file lock and back off in sleeps, every write of the rooms goes
-through one plain sqlite3 connection in one worker thread - one hop per batch
-instead of aiosqlite's several per statement (bench/db.py) - and the accounts,
-which still write through sessions, queue with it on an asyncio lock
-(`writing()`).  Readers (history pages) are not held up, thanks to WAL.  On
-PostgreSQL an append is one autocommitted statement, one round trip, and
-another write is one transaction through `run_sync`.
+through one queue: batches of appends commit on the event loop itself when
+that cannot wait for the disk (`_write_inline`), everything else through one
+plain sqlite3 connection in one worker thread - one hop per batch instead of
+aiosqlite's several per statement (bench/db.py) - and the accounts, which
+still write through sessions, queue with it on an asyncio lock (`writing()`).
+Readers (history pages) are not held up, thanks to WAL.  On PostgreSQL an
+append is one autocommitted statement, one round trip, and another write is
+one transaction through `run_sync`.
 
 Group commit (SQLite): writes that arrive while the writer is busy wait
 together and are committed by the writer's next transaction, one sync for all
@@ -30,6 +32,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,10 +56,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.db import writes
 from app.db.models import ActionRow, GameRow, Player, Room, utcnow
-from app.db.session import is_sqlite, sessionmaker, sqlite_writer
+from app.db.session import is_sqlite, sessionmaker, sqlite_sync_level, sqlite_writer
 from app.db.sheet import read_row
-from app.db.sqlite_appends import FastAppends
+from app.db.sqlite_appends import Busy, FastAppends
 from app.store.records import GameRecord, PlayerRecord, RoomRecord
+
+log = logging.getLogger(__name__)
 
 _actions = cast(Table, ActionRow.__table__)
 
@@ -100,6 +106,15 @@ class DbRecords:
         self._fast = (
             FastAppends(self._writer, _FIRST_MANY, _NEXT_MANY, _actions) if self._writer else None
         )
+        #: appends committed on the event loop itself, where a commit does not
+        #: wait for the disk (synchronous NORMAL or OFF): see `_commit_waiting`
+        self._inline = (
+            FastAppends(self._writer, _FIRST_MANY, _NEXT_MANY, _actions, inline=True)
+            if self._writer and sqlite_sync_level(engine) in ("OFF", "NORMAL")
+            else None
+        )
+        self._checkpointed = time.monotonic()
+        self._checkpointing: asyncio.Future[None] | None = None
         #: SQLite writes waiting for the writer's next transaction
         self._waiting: list[tuple[_Append | _Call, asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
@@ -107,10 +122,13 @@ class DbRecords:
     async def close(self) -> None:
         if self._committer is not None:
             await asyncio.gather(self._committer, return_exceptions=True)
+        if self._checkpointing is not None:
+            await asyncio.gather(self._checkpointing, return_exceptions=True)
         if self._writer_thread is not None:
             self._writer_thread.shutdown(wait=True)
-        if self._fast is not None:
-            self._fast.close()
+        for fast in (self._fast, self._inline):
+            if fast is not None:
+                fast.close()
         if self._writer is not None:
             self._writer.dispose()
         await self.engine.dispose()
@@ -194,11 +212,14 @@ class DbRecords:
         loop = asyncio.get_running_loop()
         while self._waiting:
             batch, self._waiting = self._waiting, []
+            jobs = [job for job, _ in batch]
             try:
                 async with self.writing():
-                    outcomes = await loop.run_in_executor(
-                        self._writer_thread, self._write_batch, [job for job, _ in batch]
-                    )
+                    outcomes = self._write_inline(jobs)
+                    if outcomes is None:
+                        outcomes = await loop.run_in_executor(
+                            self._writer_thread, self._write_batch, jobs
+                        )
             except Exception as err:  # the transaction failed: nothing of it is stored
                 for _, done in batch:
                     if not done.done():
@@ -211,6 +232,47 @@ class DbRecords:
                     done.set_result(value)
                 else:
                     done.set_exception(value)
+
+    def _write_inline(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]] | None:
+        """Commit a batch of appends right here on the event loop; None if it must
+        go to the writer thread instead.
+
+        With `synchronous` NORMAL a commit only hands a page or two to the OS:
+        tens of microseconds, less than the hop to the writer thread and back,
+        and far less than the waits for the GIL that the thread's driver calls
+        made the loop sit through at high action rates.  What can take long
+        stays off the loop: a lock held by another process (`Busy`: the thread
+        waits for it), every other kind of write, the replay that says which
+        append was refused, and checkpoints (started from here, every second,
+        in the writer thread)."""
+        if self._inline is None or not all(isinstance(job, _Append) for job in jobs):
+            return None
+        appends = cast(list[_Append], jobs)
+        try:
+            stored = self._inline.run(
+                [a.params for a in appends if a.stmt is _FIRST],
+                [a.params for a in appends if a.stmt is not _FIRST],
+            )
+        except Busy:
+            return None
+        if not stored:
+            return None
+        if self._checkpointing is None and time.monotonic() - self._checkpointed >= 1.0:
+            self._checkpoint_soon()
+        return [(True, True)] * len(jobs)
+
+    def _checkpoint_soon(self) -> None:
+        assert self._fast is not None
+        loop = asyncio.get_running_loop()
+        self._checkpointing = loop.run_in_executor(self._writer_thread, self._fast.checkpoint)
+
+        def done(f: asyncio.Future[None]) -> None:
+            self._checkpointing = None
+            self._checkpointed = time.monotonic()
+            if not f.cancelled() and f.exception() is not None:
+                log.warning("SQLite checkpoint failed: %s", f.exception())
+
+        self._checkpointing.add_done_callback(done)
 
     def _write_batch(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
         """One transaction for the batch, in the writer thread.

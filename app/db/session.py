@@ -101,6 +101,12 @@ def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
     return engine
 
 
+def sqlite_sync_level(engine: AsyncEngine) -> str | None:
+    """The `synchronous` level of a SQLite engine made here; None otherwise."""
+    found = _sqlite_setups.get(engine.sync_engine)
+    return None if found is None else found[1]
+
+
 def sqlite_writer(engine: AsyncEngine) -> Engine | None:
     """A plain (thread-bound) twin of a SQLite file engine, in autocommit mode.
 

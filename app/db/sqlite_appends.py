@@ -6,10 +6,17 @@ statements, the compiled-statement machinery) was about 250 us of CPU per
 batch, against about 65 us for the same BEGIN / executemany / COMMIT on the
 bare sqlite3 connection (timed on `_write_batch` itself; bench/db.py shows the
 whole round trip, 0.39 ms per append for one room appending back to back).
-This class does exactly that and no more.  The SQL is compiled from the records' own statements and the values go
-through the columns' own bind processors, so a row written here is the row
-SQLAlchemy would have written; everything that is not a plain batch of
-appends still takes the general path in app/db/records.py.
+This class does exactly that and no more.  The SQL is compiled from the
+records' own statements and the values go through the columns' own bind
+processors, so a row written here is the row SQLAlchemy would have written;
+everything that is not a plain batch of appends still takes the general path
+in app/db/records.py.
+
+An `inline` instance runs on the event loop itself (see DbRecords): it must
+never wait, so its connection gives up at once on a lock held elsewhere
+(`Busy`, and the caller hands the batch to the writer thread, which waits)
+and never checkpoints on commit - `checkpoint()`, run from the writer
+thread's instance, copies the log back into the database off the loop.
 """
 
 from __future__ import annotations
@@ -21,11 +28,18 @@ from sqlalchemy import Engine, Table
 from sqlalchemy.sql import Insert
 
 
-class FastAppends:
-    """Runs in the writer thread only (the connection is opened there, lazily)."""
+class Busy(Exception):
+    """Another connection holds the write lock (an inline batch does not wait)."""
 
-    def __init__(self, engine: Engine, first: Insert, nxt: Insert, table: Table) -> None:
+
+class FastAppends:
+    """One connection, opened on first use, used by one thread at a time."""
+
+    def __init__(
+        self, engine: Engine, first: Insert, nxt: Insert, table: Table, *, inline: bool = False
+    ) -> None:
         self._engine = engine
+        self._inline = inline
         dialect = engine.dialect
         self._sql: list[tuple[str, list[str]]] = []
         for stmt in (first, nxt):
@@ -41,28 +55,38 @@ class FastAppends:
     def run(self, firsts: Sequence[dict[str, Any]], nexts: Sequence[dict[str, Any]]) -> bool:
         """Store every row in one transaction: True once committed; False, with
         nothing stored, if any row was refused (a repeated or skipped seq)."""
-        raw = self._connection()
-        cur = raw.cursor()
+        dbapi = self._engine.dialect.loaded_dbapi
+        cur = self._connection().cursor()
         try:
-            cur.execute("BEGIN IMMEDIATE")
+            try:
+                cur.execute("BEGIN IMMEDIATE")
+            except dbapi.OperationalError as err:
+                if self._inline:  # locked by another connection: not on the loop
+                    raise Busy(str(err)) from err
+                raise
             try:
                 stored = 0
                 for (sql, names), rows in zip(self._sql, (firsts, nexts), strict=True):
                     if rows:
                         cur.executemany(sql, [self._row(names, r) for r in rows])
                         stored += cur.rowcount
-            except self._integrity_error():
-                stored = -1
+                if stored == len(firsts) + len(nexts):
+                    cur.execute("COMMIT")
+                    return True
+            except dbapi.IntegrityError:
+                pass
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
-            if stored == len(firsts) + len(nexts):
-                cur.execute("COMMIT")
-                return True
             cur.execute("ROLLBACK")
             return False
         finally:
             cur.close()
+
+    def checkpoint(self) -> None:
+        """Copy committed log pages back into the database file, without
+        waiting for readers or holding up writers (SQLite's PASSIVE mode)."""
+        self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)").close()
 
     def close(self) -> None:
         if self._proxy is not None:
@@ -75,10 +99,12 @@ class FastAppends:
 
     def _connection(self) -> Any:
         if self._proxy is None:
-            self._proxy = self._engine.raw_connection()
-            self._proxy.driver_connection.isolation_level = None  # BEGIN/COMMIT are ours
-        return self._proxy.driver_connection
-
-    def _integrity_error(self) -> type[BaseException]:
-        error: type[BaseException] = self._engine.dialect.loaded_dbapi.IntegrityError
-        return error
+            proxy = self._engine.raw_connection()
+            proxy.detach()  # its settings are its own: never back to the pool
+            raw = proxy.dbapi_connection
+            raw.isolation_level = None  # BEGIN/COMMIT are ours
+            if self._inline:
+                raw.execute("PRAGMA busy_timeout=0").close()
+                raw.execute("PRAGMA wal_autocheckpoint=0").close()
+            self._proxy = proxy
+        return self._proxy.dbapi_connection

@@ -4,6 +4,8 @@ restart (a new engine on the same database)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -377,3 +379,81 @@ async def test_an_appended_row_reads_back_as_the_orm_would_have_written_it(
     assert list(rows[1].action) == ["z", "a"]
     stamp = rows[0].created_at.replace(tzinfo=rows[0].created_at.tzinfo or UTC)
     assert before - timedelta(seconds=1) <= stamp <= datetime.now(UTC) + timedelta(seconds=1)
+
+
+def _sqlite_path(records: DbRecords) -> str:
+    if records.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's own write path")
+    path = records.engine.url.database
+    assert path
+    return path
+
+
+async def test_a_write_lock_held_elsewhere_is_waited_for_off_the_event_loop(
+    records: DbRecords,
+) -> None:
+    """Appends commit on the event loop only while the database is free: with
+    another process's transaction open, the batch waits in the writer thread and
+    every room keeps running meanwhile."""
+    path = _sqlite_path(records)
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        append = asyncio.create_task(records.append_action(gid, 0, 0, {"type": "draw"}))
+        started = time.monotonic()
+        for _ in range(20):  # 0.2 s in which the loop must not stall
+            await asyncio.sleep(0.01)
+        assert time.monotonic() - started < 2.0  # (a wait on the loop would take 10 s)
+        assert not append.done()
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    await asyncio.wait_for(append, 10)
+    live = {r.code: g for r, g in await records.live_rooms()}
+    assert live["ABC234"] is not None and live["ABC234"].actions == [(0, {"type": "draw"})]
+
+
+async def test_the_log_reaches_the_database_file_by_checkpoints_off_the_loop(
+    records: DbRecords,
+) -> None:
+    """Commits on the loop never copy the write-ahead log back (that waits for
+    the disk); a checkpoint in the writer thread does, about once a second."""
+    path = _sqlite_path(records)
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    for seq in range(5):
+        await records.append_action(gid, seq, 0, {"type": "x", "n": seq})
+
+    def in_file() -> int:  # what the database file itself holds, ignoring the log
+        db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        try:
+            return int(db.execute("SELECT count(*) FROM actions").fetchone()[0])
+        finally:
+            db.close()
+
+    records._checkpointed -= 1.0  # as if a second had passed
+    await records.append_action(gid, 5, 0, {"type": "x", "n": 5})
+    assert records._checkpointing is not None
+    await records._checkpointing
+    assert in_file() == 6
+
+
+async def test_a_database_told_to_flush_every_commit_writes_from_the_thread(db_url: str) -> None:
+    """`?synchronous=full` makes each commit wait for the disk, so no append is
+    committed on the event loop."""
+    if not db_url.startswith("sqlite"):
+        pytest.skip("SQLite's own write path")
+    records = DbRecords(make_engine(db_url + "?synchronous=full"))
+    try:
+        assert records._inline is None
+        await records.save_room(room())
+        gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+        await records.append_action(gid, 0, 0, {"type": "x"})
+        await records.append_action(gid, 1, 1, {"type": "y"})
+        live = {r.code: g for r, g in await records.live_rooms()}
+        assert live["ABC234"] is not None
+        assert live["ABC234"].actions == [(0, {"type": "x"}), (1, {"type": "y"})]
+    finally:
+        await records.close()
