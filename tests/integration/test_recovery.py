@@ -217,12 +217,18 @@ def test_sigkill_mid_game_then_finish_from_the_same_position(tmp_path: Path) -> 
         assert {s: sorted(v["game"]["hand"]) for s, v in after.items()} == hands
         assert after == before, "the recovered game differs from the one acknowledged"
 
-        for _ in range(5_000):
-            if not step(players, bot, rng):
-                break
+        steps = 0
+        while steps < 5_000 and step(players, bot, rng):
+            steps += 1
         settle(players)
         final = players[0].game()
-        assert final["over"] and final["result"] is not None
+        # on failure, say where the game stood: whose turn, what phase, which timer
+        where = [
+            (p.view["you"], p.game().get("phase"), p.view["timer"], bool(p.view["legal"]))
+            for p in players
+            if p.view is not None
+        ]
+        assert final["over"] and final["result"] is not None, (steps, where)
         assert len(final["sheet"]) >= 2  # hands 9 and 10 both on the sheet
         for p in players:
             p.ws.close()
