@@ -113,6 +113,7 @@ class DbRecords:
             if self._writer and sqlite_sync_level(engine) in ("OFF", "NORMAL")
             else None
         )
+        self._opening: asyncio.Future[None] | None = None
         self._checkpointed = time.monotonic()
         self._checkpointing: asyncio.Future[None] | None = None
         #: SQLite writes waiting for the writer's next transaction
@@ -122,8 +123,9 @@ class DbRecords:
     async def close(self) -> None:
         if self._committer is not None:
             await asyncio.gather(self._committer, return_exceptions=True)
-        if self._checkpointing is not None:
-            await asyncio.gather(self._checkpointing, return_exceptions=True)
+        for pending in (self._opening, self._checkpointing):
+            if pending is not None:
+                await asyncio.gather(pending, return_exceptions=True)
         if self._writer_thread is not None:
             self._writer_thread.shutdown(wait=True)
         for fast in (self._fast, self._inline):
@@ -246,6 +248,12 @@ class DbRecords:
         append was refused, and checkpoints (started from here, every second,
         in the writer thread)."""
         if self._inline is None or not all(isinstance(job, _Append) for job in jobs):
+            return None
+        if not self._inline.connected:  # opened in the thread; this batch goes there too
+            if self._opening is None:
+                self._opening = asyncio.get_running_loop().run_in_executor(
+                    self._writer_thread, self._inline.connect
+                )
             return None
         appends = cast(list[_Append], jobs)
         try:

@@ -97,6 +97,15 @@ class FastAppends:
         encode = self._encode
         return tuple(encode[n](params[n]) if n in encode else params[n] for n in names)
 
+    @property
+    def connected(self) -> bool:
+        return self._proxy is not None
+
+    def connect(self) -> None:
+        """Open the connection now (opening runs pragmas that may wait on a lock:
+        an inline instance is opened from the writer thread, never on the loop)."""
+        self._connection()
+
     def _connection(self) -> Any:
         if self._proxy is None:
             proxy = self._engine.raw_connection()

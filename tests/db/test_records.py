@@ -398,10 +398,14 @@ async def test_a_write_lock_held_elsewhere_is_waited_for_off_the_event_loop(
     path = _sqlite_path(records)
     await records.save_room(room())
     gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    await records.append_action(gid, 0, 0, {"type": "draw"})  # opens the loop's connection
+    assert records._opening is not None
+    await records._opening
+    assert records._inline is not None and records._inline.connected
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
-        append = asyncio.create_task(records.append_action(gid, 0, 0, {"type": "draw"}))
+        append = asyncio.create_task(records.append_action(gid, 1, 0, {"type": "draw"}))
         started = time.monotonic()
         for _ in range(20):  # 0.2 s in which the loop must not stall
             await asyncio.sleep(0.01)
@@ -412,7 +416,8 @@ async def test_a_write_lock_held_elsewhere_is_waited_for_off_the_event_loop(
         other.close()
     await asyncio.wait_for(append, 10)
     live = {r.code: g for r, g in await records.live_rooms()}
-    assert live["ABC234"] is not None and live["ABC234"].actions == [(0, {"type": "draw"})]
+    assert live["ABC234"] is not None
+    assert live["ABC234"].actions == [(0, {"type": "draw"}), (0, {"type": "draw"})]
 
 
 async def test_the_log_reaches_the_database_file_by_checkpoints_off_the_loop(
