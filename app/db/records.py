@@ -57,7 +57,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from app.db import writes
 from app.db.models import ActionRow, GameRow, Player, Room, utcnow
 from app.db.session import is_sqlite, sessionmaker, sqlite_sync_level, sqlite_writer
-from app.db.sheet import read_row
 from app.db.sqlite_appends import Busy, FastAppends
 from app.store.records import GameRecord, PlayerRecord, RoomRecord
 
@@ -157,7 +156,6 @@ class DbRecords:
         )
 
     async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
-        read_row(hand, row)  # a malformed row is refused before it queues
         await self._write(writes.save_score_hand, game_id, hand, row)
 
     async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
@@ -254,13 +252,10 @@ class DbRecords:
                 self._opening = asyncio.get_running_loop().run_in_executor(
                     self._writer_thread, self._inline.connect
                 )
+                self._opening.add_done_callback(_log_failure("opening the loop's connection"))
             return None
-        appends = cast(list[_Append], jobs)
         try:
-            stored = self._inline.run(
-                [a.params for a in appends if a.stmt is _FIRST],
-                [a.params for a in appends if a.stmt is not _FIRST],
-            )
+            stored = self._inline.run(*_by_statement(cast(list[_Append], jobs)))
         except Busy:
             return None
         if not stored:
@@ -274,13 +269,12 @@ class DbRecords:
         loop = asyncio.get_running_loop()
         self._checkpointing = loop.run_in_executor(self._writer_thread, self._fast.checkpoint)
 
-        def done(f: asyncio.Future[None]) -> None:
+        def done(_f: asyncio.Future[None]) -> None:
             self._checkpointing = None
             self._checkpointed = time.monotonic()
-            if not f.cancelled() and f.exception() is not None:
-                log.warning("SQLite checkpoint failed: %s", f.exception())
 
         self._checkpointing.add_done_callback(done)
+        self._checkpointing.add_done_callback(_log_failure("a checkpoint"))
 
     def _write_batch(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
         """One transaction for the batch, in the writer thread.
@@ -294,8 +288,7 @@ class DbRecords:
         batch is undone and replayed one statement at a time to say which."""
         assert self._writer is not None and self._fast is not None
         appends = [job for job in jobs if isinstance(job, _Append)]
-        firsts = [job.params for job in appends if job.stmt is _FIRST]
-        nexts = [job.params for job in appends if job.stmt is not _FIRST]
+        firsts, nexts = _by_statement(appends)
         if len(appends) == len(jobs):  # the usual batch: straight to the driver
             if self._fast.run(firsts, nexts):
                 return [(True, True)] * len(jobs)
@@ -446,6 +439,24 @@ class _Call:
 
     fn: Callable[..., Any]
     args: tuple[Any, ...]
+
+
+def _by_statement(appends: list[_Append]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The batch's rows for action 0 of a game and for every later action."""
+    firsts = [a.params for a in appends if a.stmt is _FIRST]
+    nexts = [a.params for a in appends if a.stmt is not _FIRST]
+    return firsts, nexts
+
+
+def _log_failure(what: str) -> Callable[[asyncio.Future[Any]], None]:
+    """A done-callback for background SQLite work that nobody awaits at once
+    (the writes stay safe: without it they keep going through the thread)."""
+
+    def check(f: asyncio.Future[Any]) -> None:
+        if not f.cancelled() and f.exception() is not None:
+            log.warning("SQLite: %s failed: %s", what, f.exception())
+
+    return check
 
 
 def _call(conn: Connection, job: _Call) -> tuple[bool, Any]:
