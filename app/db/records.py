@@ -234,18 +234,21 @@ class DbRecords:
                     done.set_exception(value)
 
     def _write_inline(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]] | None:
-        """Commit a batch of appends right here on the event loop; None if it must
-        go to the writer thread instead.
+        """Commit a batch right here on the event loop; None if it must go to
+        the writer thread instead.
 
         With `synchronous` NORMAL a commit only hands a page or two to the OS:
         tens of microseconds, less than the hop to the writer thread and back,
         and far less than the waits for the GIL that the thread's driver calls
-        made the loop sit through at high action rates.  What can take long
-        stays off the loop: a lock held by another process (`Busy`: the thread
-        waits for it), every other kind of write, the replay that says which
-        append was refused, and checkpoints (started from here, every second,
-        in the writer thread)."""
-        if self._inline is None or not all(isinstance(job, _Append) for job in jobs):
+        made the loop sit through at high action rates.  The other writes (a
+        few per game, a fraction of a millisecond each) come along for the same
+        reason: in the thread, a batch that held one stalled every room's next
+        append behind its GIL hand-offs, and cost a busy server a quarter of its
+        actions per second (bench/load.py).  What can take long stays off the
+        loop: a lock held by another process (`Busy`: the thread waits for it),
+        the replay that says which append was refused, and checkpoints (started
+        from here, every second, in the writer thread)."""
+        if self._inline is None:
             return None
         if not self._inline.connected:  # opened in the thread; this batch goes there too
             if self._opening is None:
@@ -255,14 +258,14 @@ class DbRecords:
                 self._opening.add_done_callback(_log_failure("opening the loop's connection"))
             return None
         try:
-            stored = self._inline.run(*_by_statement(cast(list[_Append], jobs)))
+            outcomes = _write_together(self._inline, jobs)
         except Busy:
             return None
-        if not stored:
+        if outcomes is None:
             return None
         if self._checkpointing is None and time.monotonic() - self._checkpointed >= 1.0:
             self._checkpoint_soon()
-        return [(True, True)] * len(jobs)
+        return outcomes
 
     def _checkpoint_soon(self) -> None:
         assert self._fast is not None
@@ -281,58 +284,32 @@ class DbRecords:
 
         Jobs in one batch never depend on each other: each comes from a caller
         that awaits its write before making the next.  The usual batch, all
-        appends, goes straight to the driver (app/db/sqlite_appends.py).  A
-        batch with other writes runs its appends as two executemany calls and
-        each other write inside a savepoint, so one that fails (a game that
-        does not exist) undoes only itself.  If any append is refused, the
-        batch is undone and replayed one statement at a time to say which."""
-        assert self._writer is not None and self._fast is not None
-        appends = [job for job in jobs if isinstance(job, _Append)]
-        firsts, nexts = _by_statement(appends)
-        if len(appends) == len(jobs):  # the usual batch: straight to the driver
-            if self._fast.run(firsts, nexts):
-                return [(True, True)] * len(jobs)
-            return self._write_each(jobs)
-        with self._writer.connect() as conn:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-            try:
-                try:
-                    stored = conn.execute(_FIRST_MANY, firsts).rowcount if firsts else 0
-                    stored += conn.execute(_NEXT_MANY, nexts).rowcount if nexts else 0
-                except IntegrityError:
-                    stored = -1
-                if stored == len(appends):
-                    outcomes = [
-                        (True, True) if isinstance(job, _Append) else _call(conn, job)
-                        for job in jobs
-                    ]
-                    conn.exec_driver_sql("COMMIT")
-                    return outcomes
-            except BaseException:
-                conn.exec_driver_sql("ROLLBACK")
-                raise
-            conn.exec_driver_sql("ROLLBACK")
-        return self._write_each(jobs)
+        appends, goes straight to the driver (`_write_together`).  If any
+        append is refused, the batch is undone and replayed one statement at a
+        time to say which."""
+        assert self._fast is not None
+        outcomes = _write_together(self._fast, jobs)
+        return outcomes if outcomes is not None else self._write_each(jobs)
 
     def _write_each(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
-        assert self._writer is not None
+        assert self._fast is not None
+        conn = self._fast.connection
         outcomes: list[tuple[bool, Any]] = []
-        with self._writer.connect() as conn:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-            try:
-                for job in jobs:
-                    if isinstance(job, _Call):
-                        outcomes.append(_call(conn, job))
-                        continue
-                    try:
-                        added = conn.execute(job.stmt, job.params).first() is not None
-                    except IntegrityError:  # a repeated seq: only this statement is undone
-                        added = False
-                    outcomes.append((True, added))
-                conn.exec_driver_sql("COMMIT")
-            except BaseException:
-                conn.exec_driver_sql("ROLLBACK")
-                raise
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            for job in jobs:
+                if isinstance(job, _Call):
+                    outcomes.append(_call(conn, job))
+                    continue
+                try:
+                    added = conn.execute(job.stmt, job.params).first() is not None
+                except IntegrityError:  # a repeated seq: only this statement is undone
+                    added = False
+                outcomes.append((True, added))
+            conn.exec_driver_sql("COMMIT")
+        except BaseException:
+            conn.exec_driver_sql("ROLLBACK")
+            raise
         return outcomes
 
     async def _refuse_append(self, game_id: int, seq: int) -> None:
@@ -457,6 +434,27 @@ def _log_failure(what: str) -> Callable[[asyncio.Future[Any]], None]:
             log.warning("SQLite: %s failed: %s", what, f.exception())
 
     return check
+
+
+def _write_together(
+    fast: FastAppends, jobs: list[_Append | _Call]
+) -> list[tuple[bool, Any]] | None:
+    """One transaction for the whole batch: its outcomes once committed, or
+    None, with nothing stored, if any append was refused.  The appends go
+    straight to the driver as two executemany calls (app/db/sqlite_appends.py);
+    each other write then runs inside a savepoint, so one that fails (a game
+    that does not exist) undoes only itself."""
+    appends = [job for job in jobs if isinstance(job, _Append)]
+    if len(appends) == len(jobs):  # the usual batch
+        return [(True, True)] * len(jobs) if fast.run(*_by_statement(appends)) else None
+    outcomes: list[tuple[bool, Any]] = [(True, True)] * len(jobs)
+
+    def others(conn: Connection) -> None:
+        for i, job in enumerate(jobs):
+            if isinstance(job, _Call):
+                outcomes[i] = _call(conn, job)
+
+    return outcomes if fast.run(*_by_statement(appends), others) else None
 
 
 def _call(conn: Connection, job: _Call) -> tuple[bool, Any]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Table
+from sqlalchemy import Connection, Engine, Table
 from sqlalchemy.sql import Insert
 
 
@@ -50,11 +50,18 @@ class FastAppends:
             process = col.type.dialect_impl(dialect).bind_processor(dialect)
             if process is not None:
                 self._encode[col.name] = process
-        self._proxy: Any = None
+        self._conn: Connection | None = None
 
-    def run(self, firsts: Sequence[dict[str, Any]], nexts: Sequence[dict[str, Any]]) -> bool:
-        """Store every row in one transaction: True once committed; False, with
-        nothing stored, if any row was refused (a repeated or skipped seq)."""
+    def run(
+        self,
+        firsts: Sequence[dict[str, Any]],
+        nexts: Sequence[dict[str, Any]],
+        then: Callable[[Connection], None] | None = None,
+    ) -> bool:
+        """Store every row in one transaction, and run `then` (the batch's other
+        writes, through SQLAlchemy on this same connection) inside it: True once
+        committed; False, with nothing stored, if any row was refused (a
+        repeated or skipped seq), in which case `then` has not run."""
         dbapi = self._engine.dialect.loaded_dbapi
         cur = self._connection().cursor()
         try:
@@ -71,6 +78,8 @@ class FastAppends:
                         cur.executemany(sql, [self._row(names, r) for r in rows])
                         stored += cur.rowcount
                 if stored == len(firsts) + len(nexts):
+                    if then is not None:
+                        then(self.connection)
                     cur.execute("COMMIT")
                     return True
             except dbapi.IntegrityError:
@@ -89,9 +98,9 @@ class FastAppends:
         self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)").close()
 
     def close(self) -> None:
-        if self._proxy is not None:
-            self._proxy.close()
-            self._proxy = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     def _row(self, names: list[str], params: dict[str, Any]) -> tuple[Any, ...]:
         encode = self._encode
@@ -99,21 +108,30 @@ class FastAppends:
 
     @property
     def connected(self) -> bool:
-        return self._proxy is not None
+        return self._conn is not None
 
     def connect(self) -> None:
         """Open the connection now (opening runs pragmas that may wait on a lock:
         an inline instance is opened from the writer thread, never on the loop)."""
         self._connection()
 
+    @property
+    def connection(self) -> Connection:
+        """The same connection for SQLAlchemy statements (the writes of
+        app/db/writes.py), which then share its transactions and settings."""
+        self._connection()
+        assert self._conn is not None
+        return self._conn
+
     def _connection(self) -> Any:
-        if self._proxy is None:
-            proxy = self._engine.raw_connection()
-            proxy.detach()  # its settings are its own: never back to the pool
-            raw = proxy.dbapi_connection
+        if self._conn is None:
+            conn = self._engine.connect()
+            conn.detach()  # its settings are its own: never back to the pool
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
             raw.isolation_level = None  # BEGIN/COMMIT are ours
             if self._inline:
                 raw.execute("PRAGMA busy_timeout=0").close()
                 raw.execute("PRAGMA wal_autocheckpoint=0").close()
-            self._proxy = proxy
-        return self._proxy.dbapi_connection
+            self._conn = conn
+        return self._conn.connection.dbapi_connection

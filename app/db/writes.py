@@ -10,6 +10,10 @@ save cost about 5 ms of CPU, as Core statements in the writer thread it costs
 a tenth of that (bench/db.py), and a server finishing dozens of games a second
 spends its time on play instead.
 
+Every statement is built once, here, with named parameters: building one per
+call (select(...).where(...)) cost about five times as much CPU as running it,
+as SQLAlchemy derives a cache key for each new statement object.
+
 None of them commits: the caller owns the transaction, so a function that
 raises leaves nothing behind.
 """
@@ -44,11 +48,62 @@ _lines = cast(Table, ScoreLine.__table__)
 #: what a player row holds besides its keys, in the order compared on save
 _PLAYER_FIELDS = ("position", "name", "seat", "token_hash", "is_bot", "guest_id", "account_id")
 
+_OPEN_ROOM = (
+    select(_rooms.c.id)
+    .where(_rooms.c.code == bindparam("code"), _rooms.c.closed.is_(False))
+    .limit(1)
+)
+_LATEST_ROOM = (
+    select(_rooms.c.id)
+    .where(_rooms.c.code == bindparam("code"))
+    .order_by(_rooms.c.id.desc())
+    .limit(1)
+)
+_ROOM_FIELDS = ("game", "options", "settings", "host_player_id", "tally", "closed", "updated_at")
+_INSERT_ROOM = insert(_rooms).returning(_rooms.c.id)
+_UPDATE_ROOM = (
+    update(_rooms)
+    .where(_rooms.c.id == bindparam("row_id"))
+    .values({f: bindparam(f"new_{f}") for f in _ROOM_FIELDS})
+)
+_ROOM_PLAYERS = select(
+    _players.c.id,
+    _players.c.player_id,
+    _players.c.present,
+    *(_players.c[f] for f in _PLAYER_FIELDS),
+).where(_players.c.room_id == bindparam("room_id"))
+_SEATED = select(_players.c.player_id, _players.c.id, _players.c.name).where(
+    _players.c.room_id == bindparam("room_id"),
+    _players.c.player_id.in_(bindparam("player_ids", expanding=True)),
+)
+_INSERT_PLAYER = insert(_players)
+_INSERT_PLACEHOLDER = insert(_players).returning(_players.c.id)
 _UPDATE_PLAYER = (
     update(_players)
     .where(_players.c.id == bindparam("row_id"))
     .values({f: bindparam(f"new_{f}") for f in (*_PLAYER_FIELDS, "present")})
 )
+_SIGNED_IN = select(_logins.c.guest_id, _logins.c.account_id).where(
+    _logins.c.guest_id.in_(bindparam("guest_ids", expanding=True)),
+    _logins.c.expires_at > bindparam("now"),
+)
+_INSERT_GAME = insert(_games).returning(_games.c.id)
+_INSERT_SEATS = insert(_game_seats)
+_FINISH_GAME = (
+    update(_games)
+    .where(_games.c.id == bindparam("game_id"))
+    .values(result=bindparam("result"), finished_at=bindparam("finished_at"))
+    .returning(_games.c.id)
+)
+_GAME_EXISTS = select(_games.c.id).where(_games.c.id == bindparam("game_id"))
+_DELETE_LINES = delete(_lines).where(
+    _lines.c.game_id == bindparam("game_id"), _lines.c.hand == bindparam("hand")
+)
+_DELETE_HAND = delete(_hands).where(
+    _hands.c.game_id == bindparam("game_id"), _hands.c.hand == bindparam("hand")
+)
+_INSERT_HAND = insert(_hands)
+_INSERT_LINES = insert(_lines)
 
 
 def save_room(conn: Connection, room: RoomRecord) -> None:
@@ -64,11 +119,11 @@ def save_room(conn: Connection, room: RoomRecord) -> None:
         "updated_at": utcnow(),
     }
     if room_id is None:
-        room_id = conn.execute(
-            insert(_rooms).values(code=room.code, **values).returning(_rooms.c.id)
-        ).scalar_one()
+        room_id = conn.execute(_INSERT_ROOM, {"code": room.code, **values}).scalar_one()
     else:
-        conn.execute(update(_rooms).where(_rooms.c.id == room_id).values(**values))
+        conn.execute(
+            _UPDATE_ROOM, {"row_id": room_id, **{f"new_{k}": v for k, v in values.items()}}
+        )
     _save_players(conn, room_id, room.players)
 
 
@@ -84,30 +139,25 @@ def start_game(
     room_id = _open_room(conn, room_code)
     if room_id is None:
         raise ValueError(f"no open room {room_code!r}: save the room before its game")
-    found = conn.execute(
-        select(_players.c.player_id, _players.c.id, _players.c.name).where(
-            _players.c.room_id == room_id, _players.c.player_id.in_(seats)
-        )
-    )
+    found = conn.execute(_SEATED, {"room_id": room_id, "player_ids": list(seats)})
     by_pid: dict[str, tuple[int, str | None]] = {pid: (ref, name) for pid, ref, name in found}
     for pid in seats:
         if pid not in by_pid:
             by_pid[pid] = (_placeholder(conn, room_id, pid), None)
     game_id = int(
         conn.execute(
-            insert(_games)
-            .values(
-                room_id=room_id,
-                game=game,
-                options=dict(options),
-                seed=str(int(seed)),
-                seats=list(seats),
-            )
-            .returning(_games.c.id)
+            _INSERT_GAME,
+            {
+                "room_id": room_id,
+                "game": game,
+                "options": dict(options),
+                "seed": str(int(seed)),
+                "seats": list(seats),
+            },
         ).scalar_one()
     )
     conn.execute(
-        insert(_game_seats),
+        _INSERT_SEATS,
         [
             {"game_id": game_id, "seat": seat, "player_ref": by_pid[pid][0], "name": by_pid[pid][1]}
             for seat, pid in enumerate(seats)
@@ -118,10 +168,7 @@ def start_game(
 
 def finish_game(conn: Connection, game_id: int, result: dict[str, Any]) -> None:
     done = conn.execute(
-        update(_games)
-        .where(_games.c.id == game_id)
-        .values(result=dict(result), finished_at=utcnow())
-        .returning(_games.c.id)
+        _FINISH_GAME, {"game_id": game_id, "result": dict(result), "finished_at": utcnow()}
     )
     if done.first() is None:
         raise KeyError(f"no game {game_id}")
@@ -130,24 +177,25 @@ def finish_game(conn: Connection, game_id: int, result: dict[str, Any]) -> None:
 def save_score_hand(conn: Connection, game_id: int, hand: int, row: dict[str, Any]) -> None:
     """Write (or rewrite) one hand of a Posso score sheet."""
     sheet = read_row(hand, row)
-    if conn.scalar(select(_games.c.id).where(_games.c.id == game_id)) is None:
+    if conn.scalar(_GAME_EXISTS, {"game_id": game_id}) is None:
         raise KeyError(f"no game {game_id}")
-    conn.execute(delete(_lines).where(_lines.c.game_id == game_id, _lines.c.hand == hand))
-    conn.execute(delete(_hands).where(_hands.c.game_id == game_id, _hands.c.hand == hand))
+    conn.execute(_DELETE_LINES, {"game_id": game_id, "hand": hand})
+    conn.execute(_DELETE_HAND, {"game_id": game_id, "hand": hand})
     conn.execute(
-        insert(_hands).values(
-            game_id=game_id,
-            hand=hand,
-            dealer=sheet.dealer,
-            requirement=sheet.requirement,
-            went_out=sheet.went_out,
-            cut=sheet.cut,
-            row=dict(row),
-        )
+        _INSERT_HAND,
+        {
+            "game_id": game_id,
+            "hand": hand,
+            "dealer": sheet.dealer,
+            "requirement": sheet.requirement,
+            "went_out": sheet.went_out,
+            "cut": sheet.cut,
+            "row": dict(row),
+        },
     )
     if sheet.lines:
         conn.execute(
-            insert(_lines),
+            _INSERT_LINES,
             [
                 {
                     "game_id": game_id,
@@ -168,9 +216,7 @@ def save_score_hand(conn: Connection, game_id: int, hand: int, row: dict[str, An
 
 
 def _open_room(conn: Connection, code: str) -> int | None:
-    return conn.scalar(
-        select(_rooms.c.id).where(_rooms.c.code == code, _rooms.c.closed.is_(False)).limit(1)
-    )
+    return conn.scalar(_OPEN_ROOM, {"code": code})
 
 
 def _room_for_save(conn: Connection, code: str, closing: bool) -> int | None:
@@ -179,9 +225,7 @@ def _room_for_save(conn: Connection, code: str, closing: bool) -> int | None:
     room_id = _open_room(conn, code)
     if room_id is not None or not closing:
         return room_id
-    return conn.scalar(
-        select(_rooms.c.id).where(_rooms.c.code == code).order_by(_rooms.c.id.desc()).limit(1)
-    )
+    return conn.scalar(_LATEST_ROOM, {"code": code})
 
 
 def _placeholder(conn: Connection, room_id: int, player_id: str) -> int:
@@ -189,18 +233,17 @@ def _placeholder(conn: Connection, room_id: int, player_id: str) -> int:
     adds as a game starts are saved right after); the next save fills it in."""
     return int(
         conn.execute(
-            insert(_players)
-            .values(
-                room_id=room_id,
-                player_id=player_id,
-                position=1_000_000,
-                name=player_id,
-                seat=None,
-                token_hash="",
-                is_bot=False,
-                present=False,
-            )
-            .returning(_players.c.id)
+            _INSERT_PLACEHOLDER,
+            {
+                "room_id": room_id,
+                "player_id": player_id,
+                "position": 1_000_000,
+                "name": player_id,
+                "seat": None,
+                "token_hash": "",
+                "is_bot": False,
+                "present": False,
+            },
         ).scalar_one()
     )
 
@@ -210,12 +253,7 @@ def _save_players(conn: Connection, room_id: int, players: list[PlayerRecord]) -
     longer listed are kept but marked absent; a save that lacks a guest or
     account id never erases a known one (linking a guest to an account happens
     outside the room)."""
-    cols = _players.c
-    rows = conn.execute(
-        select(cols.id, cols.player_id, cols.present, *(cols[f] for f in _PLAYER_FIELDS)).where(
-            cols.room_id == room_id
-        )
-    ).all()
+    rows = conn.execute(_ROOM_PLAYERS, {"room_id": room_id}).all()
     known = {r.player_id: r for r in rows}
     wanted: list[tuple[Any, dict[str, Any]]] = []  # (existing row or None, its new values)
     for position, rec in enumerate(players):
@@ -254,7 +292,7 @@ def _save_players(conn: Connection, room_id: int, players: list[PlayerRecord]) -
         for row_id, present, values in changed
     ]
     if inserts:
-        conn.execute(insert(_players), inserts)
+        conn.execute(_INSERT_PLAYER, inserts)
     if updates:
         conn.execute(_UPDATE_PLAYER, updates)
 
@@ -265,10 +303,7 @@ def _link_signed_in(conn: Connection, values: list[dict[str, Any]]) -> None:
     if not values:
         return
     found = conn.execute(
-        select(_logins.c.guest_id, _logins.c.account_id).where(
-            _logins.c.guest_id.in_({v["guest_id"] for v in values}),
-            _logins.c.expires_at > utcnow(),
-        )
+        _SIGNED_IN, {"guest_ids": sorted({v["guest_id"] for v in values}), "now": utcnow()}
     )
     owner = {guest: account for guest, account in found}
     for v in values:
