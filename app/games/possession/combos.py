@@ -105,8 +105,11 @@ def _run_problem(prop: Property, add: Sequence[str]) -> tuple[str, str] | None:
             "a sequence grows at one end per turn: the cards must be consecutive and "
             "join the same end (the other end takes another turn)"
         )
+    # An ace (king) alone that cannot join the low (high) end was meant to
+    # follow K (come before A); with other cards beside it, it was meant to
+    # join them, and the fault is a gap.
     if below and below != list(range(lo - len(below), lo)):
-        if hi == KING and ACE in below and lo > 2:
+        if hi == KING and below == [ACE] and lo > 2:
             return "no_wrap", "A is low only: nothing follows K (sequences run A to K, no wrap)"
         return "not_consecutive", (
             f"cards below {rank_name(lo)}{s} must run down from {rank_name(lo - 1)}{s}"
@@ -114,7 +117,7 @@ def _run_problem(prop: Property, add: Sequence[str]) -> tuple[str, str] | None:
             else f"nothing comes before A{s}: sequences start at A"
         )
     if above and above != list(range(hi + 1, hi + 1 + len(above))):
-        if lo == ACE and KING in above and hi < KING - 1:
+        if lo == ACE and above == [KING] and hi < KING - 1:
             return (
                 "no_wrap",
                 "K is high only: nothing comes before A (sequences run A to K, no wrap)",

@@ -72,6 +72,11 @@ def test_no_wrap_at_either_end() -> None:
     assert problem is not None and problem[0] == "no_wrap"
     problem = extension_problem(prop("AD 2D 3D", RUN), ["KD"], ONE)
     assert problem is not None and problem[0] == "no_wrap"
+    # With other cards beside it, the ace (king) joins them: the fault is the gap.
+    problem = extension_problem(prop("5D 6D 7D 8D 9D 10D JD QD KD", RUN), ["AD", "3D", "4D"], ONE)
+    assert problem is not None and problem[0] == "not_consecutive"
+    problem = extension_problem(prop("AD 2D 3D 4D", RUN), ["10D", "JD", "KD"], ONE)
+    assert problem is not None and problem[0] == "not_consecutive"
     # With two decks the other KD exists but still cannot follow J-Q-K.
     problem = extension_problem(prop("JD QD KD", RUN), ["KD"], TWO)
     assert problem is not None and problem[0] == "does_not_fit"
