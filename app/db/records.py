@@ -10,11 +10,12 @@ functions of app/db/writes.py, one body for both backends.
 
 SQLite allows one writer at a time.  Rather than let this process's writers
 collide on the file lock and back off in sleeps, every write of the rooms goes
-through one queue: batches of appends commit on the event loop itself when
-that cannot wait for the disk (`_write_inline`), everything else through one
-plain sqlite3 connection in one worker thread - one hop per batch instead of
-aiosqlite's several per statement (bench/db.py) - and the accounts, which
-still write through sessions, queue with it on an asyncio lock (`writing()`).
+through one queue: batches commit on the event loop itself when that cannot
+wait for the disk (`_write_inline`), otherwise - and whenever another process
+holds the lock - through one plain sqlite3 connection in one worker thread,
+one hop per batch instead of aiosqlite's several per statement (bench/db.py);
+the accounts, which still write through sessions, queue with it on an asyncio
+lock (`writing()`).
 Readers (history pages) are not held up, thanks to WAL.  On PostgreSQL an
 append is one autocommitted statement, one round trip, and another write is
 one transaction through `run_sync`.
