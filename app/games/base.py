@@ -107,6 +107,8 @@ def read_cards(value: object, *, jokers: bool = True, what: str = "cards") -> li
 def check_held(hand: Sequence[str], chosen: Sequence[str]) -> None:
     """Refuse cards the seat does not hold.  Copies are counted because two-deck
     games hold duplicates: naming 7D twice needs two 7Ds in hand."""
+    if len(set(chosen)) == len(chosen) and all(card in hand for card in chosen):
+        return  # the usual case, without counting
     held = Counter(hand)
     problems = []
     for card, wanted in Counter(chosen).items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import combinations, product
 
 from app.games.bigtwo.combos import Combo, classify
@@ -21,27 +22,38 @@ def _sorted(codes: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(codes, key=POWER.__getitem__))
 
 
+#: every single, made once: a Combo is immutable, so plays can share them
+_SINGLES: dict[str, Play] = {code: (Combo("single", 1, (POWER[code],)), (code,)) for code in POWER}
+
+
+@lru_cache(maxsize=8192)
+def _combo(pick: tuple[str, ...]) -> Combo:
+    """The combination of a pick that is known to make one.  The same picks
+    come up turn after turn while a hand waits for its chance, so they are
+    classified once (a few thousand picks cover many games at once)."""
+    combo = classify(pick)
+    assert combo is not None
+    return combo
+
+
 def plays_of_size(hand: Sequence[str], size: int) -> Iterator[Play]:
     ordered = _sorted(hand)
     if size == 1:
         for code in ordered:
-            yield Combo("single", 1, (POWER[code],)), (code,)
+            yield _SINGLES[code]
         return
     by_face: dict[int, list[str]] = defaultdict(list)
     for code in ordered:
         by_face[POWER[code] >> 2].append(code)
     if size in (2, 3):
         for group in by_face.values():
-            for pick in combinations(group, size):
-                combo = classify(pick)
-                assert combo is not None
-                yield combo, pick
+            if len(group) >= size:
+                for pick in combinations(group, size):
+                    yield _combo(pick), pick
         return
     if size == 5:
         for pick in _five_card_sets(ordered, by_face):
-            combo = classify(pick)
-            assert combo is not None
-            yield combo, pick
+            yield _combo(pick), pick
 
 
 def _five_card_sets(

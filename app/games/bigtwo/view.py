@@ -16,10 +16,25 @@ if TYPE_CHECKING:
 
 
 def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
-    trick = _play(state.trick)
+    """The public part, built once per state, and the seat's own hand.
+
+    A room asks for every seat's view of each new state in a row, so the
+    public part is kept for the last state asked about (`game.public_memo`)
+    and shared by those views: a view is read-only to whoever receives it."""
+    memo = game.public_memo
+    if memo is not None and memo[0] is state:
+        public = memo[1]
+    else:
+        public = _public(game, state)
+        game.public_memo = (state, public)
+    view: View = {"game": game.name, "seat": seat, **public}
+    if seat is not None:
+        view["hand"] = list(state.hands[seat])
+    return view
+
+
+def _public(game: BigTwoGame, state: BigTwoState) -> View:
     view: View = {
-        "game": game.name,
-        "seat": seat,
         "seats": len(state.hands),
         "phase": "over" if state.over else "play",
         "to_act": sorted(game.to_act(state)),
@@ -29,7 +44,7 @@ def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
         "counts": [len(h) for h in state.hands],
         "over": state.over,
         "result": game.result(state),
-        "trick": trick,
+        "trick": _play(state.trick),
         "last_play": _play(state.last_play),
         "control": not state.over and state.trick is None,
         "must_include": THREE_OF_CLUBS if state.first_play else None,
@@ -38,8 +53,6 @@ def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
         "played_count": len(state.played),
         "options": {"pass_locks": state.options.pass_locks},
     }
-    if seat is not None:
-        view["hand"] = list(state.hands[seat])
     if state.over:
         view["hands"] = [list(h) for h in state.hands]
     return view
