@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
+import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import (
@@ -80,9 +81,18 @@ def _sqlite_setup(url: URL) -> tuple[URL, str]:
     return url.set(query=query), level
 
 
+def json_dumps(value: Any) -> str:
+    """JSON columns through orjson: an action is encoded on every append, and
+    the standard library's encoder took a tenth of a busy server's storage CPU.
+    Non-string keys become strings, as `json.dumps` makes them."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
     """An async engine for `url`; for a SQLite file, its directory is created."""
     parsed = async_url(url)
+    kwargs.setdefault("json_serializer", json_dumps)
+    kwargs.setdefault("json_deserializer", orjson.loads)
     if parsed.get_backend_name() != "sqlite":
         kwargs.setdefault("pool_pre_ping", True)
         # a fixed pool: overflow connections are opened and closed per use, which
@@ -124,6 +134,8 @@ def sqlite_writer(engine: AsyncEngine) -> Engine | None:
         url.set(drivername="sqlite"),
         isolation_level="AUTOCOMMIT",
         connect_args={"check_same_thread": False},
+        json_serializer=json_dumps,
+        json_deserializer=orjson.loads,
     )
     event.listen(twin, "connect", _pragmas(level))
     return twin

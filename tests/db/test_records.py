@@ -4,6 +4,7 @@ restart (a new engine on the same database)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
@@ -13,7 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.db.history import game_info
-from app.db.models import Account, ActionRow, GameSeat, Player, ScoreHand, ScoreLine
+from app.db.models import Account, ActionRow, GameRow, GameSeat, Player, ScoreHand, ScoreLine
 from app.db.records import DbRecords
 from app.db.session import make_engine
 from app.store.records import MemoryRecords, PlayerRecord, Records, RoomRecord
@@ -138,6 +139,26 @@ async def test_concurrent_rooms_each_keep_a_complete_ordered_log(records: DbReco
     for _, g in await records.live_rooms():
         assert g is not None
         assert g.actions == [(seq % 2, {"type": "play", "n": seq}) for seq in range(25)]
+
+
+async def test_json_columns_hold_what_the_json_module_would(records: DbRecords) -> None:
+    """orjson encodes the JSON columns: what comes back is what json.dumps and
+    json.loads would give, integer keys turned into strings included."""
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    action = {"type": "say", "text": 'h\u00e9llo \u2713 "q" </script>', "cards": ["10H"], "n": 1.5}
+    result = {"places": [[0], [1]], "by_seat": {0: 3, 1: -2}}
+    await records.append_action(gid, 0, 0, action)
+    await records.finish_game(gid, result)
+    async with records.sessions() as s:
+        stored = await s.scalar(select(ActionRow.action).where(ActionRow.game_id == gid))
+        kept = await s.scalar(select(GameRow.result).where(GameRow.id == gid))
+    assert stored == json.loads(json.dumps(action))
+    assert (
+        kept
+        == json.loads(json.dumps(result))
+        == {"places": [[0], [1]], "by_seat": {"0": 3, "1": -2}}
+    )
 
 
 async def test_finished_games_and_closed_rooms_are_not_live(records: DbRecords) -> None:
