@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -65,13 +65,17 @@ class Connection:
 
     def push(self, frame: str) -> None:
         """Queue one encoded frame; never blocks."""
-        if self.dead or self.closing:
+        self.push_all((frame,))
+
+    def push_all(self, frames: Sequence[str]) -> None:
+        """Queue encoded frames, in order; never blocks."""
+        if self.dead or self.closing or not frames:
             return
-        if len(self._queue) >= self._max_queue:
+        if len(self._queue) + len(frames) > self._max_queue:
             log.info("dropping a socket that fell %d frames behind", len(self._queue))
             self._die()
             return
-        self._queue.append(frame)
+        self._queue.extend(frames)
         self._schedule()
 
     def close(self, code: int, reason: str) -> None:

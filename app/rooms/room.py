@@ -137,6 +137,8 @@ class Room:
         self._bot_rngs: dict[int, random.Random] = {}
         self._jitter = random.Random()
         self._room_frag: orjson.Fragment | None = None
+        #: each person's encoded "you" part, valid as long as `_room_frag`
+        self._you_frags: dict[str, orjson.Fragment] = {}
         #: what the records last took: a save that would change nothing is skipped
         #: (a rematch at the same table saves nothing new, twice per game)
         self._saved: RoomRecord | None = None
@@ -925,6 +927,7 @@ class Room:
         frag = self._room_frag
         if frag is None:
             frag = self._room_frag = orjson.Fragment(_dumps(self.room_public()))
+            self._you_frags.clear()
         return frag
 
     def _view_frame(
@@ -945,14 +948,21 @@ class Room:
                     legal = orjson.Fragment(_dumps(self.game.legal_actions(self.state, seat)))
                 parts = (game_frag, legal)
             cache[seat] = parts
-        you = {
-            "seat": player.seat,
-            "host": player.player_id == self.record.host_player_id,
-            "name": player.name,
-            "player": player.player_id,
-        }
+        room = self._room_fragment()
+        you = self._you_frags.get(player.player_id)
+        if you is None:  # kept until the room part changes (who sits where, the host)
+            you = self._you_frags[player.player_id] = orjson.Fragment(
+                _dumps(
+                    {
+                        "seat": player.seat,
+                        "host": player.player_id == self.record.host_player_id,
+                        "name": player.name,
+                        "player": player.player_id,
+                    }
+                )
+            )
         view = {
-            "room": self._room_fragment(),
+            "room": room,
             "you": you,
             "game": parts[0],
             "legal": parts[1],
@@ -982,16 +992,12 @@ class Room:
         cache: dict[int | None, tuple[Any, Any]] = {}
         timer = self._timer_json() if with_view else None
         for pid, conns in self.conns.items():
-            player = self.players[pid]
             seat = self.game_seat.get(pid)
-            for to, frame in frames:
-                if to is None or to == seat:
-                    for c in conns:
-                        c.push(frame)
+            out = [frame for to, frame in frames if to is None or to == seat]
             if with_view:
-                frame = self._view_frame(player, cache, timer)
-                for c in conns:
-                    c.push(frame)
+                out.append(self._view_frame(self.players[pid], cache, timer))
+            for c in conns:
+                c.push_all(out)
 
     # ------------------------------------------------------------- lifecycle
 

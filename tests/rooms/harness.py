@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,16 +78,18 @@ class RecordingConnection(Connection):
         self.sock = sock
         self.latest_view: dict[str, Any] | None = None
 
-    def push(self, frame: str) -> None:
-        msg = orjson.loads(frame)
+    def push_all(self, frames: Sequence[str]) -> None:
+        """Every frame for this socket passes here (`push` too comes here)."""
         room = self.room
         ctx = getattr(room, "spy_ctx", None)
         before, after = ctx if ctx is not None else (room.state, room.state)
         seat = room.game_seat.get(self.player_id)
-        self.recorder.frames.append(Frame(self.player_id, seat, msg, before, after))
-        if "view" in msg:
-            self.latest_view = msg["view"]
-        super().push(frame)
+        for frame in frames:
+            msg = orjson.loads(frame)
+            self.recorder.frames.append(Frame(self.player_id, seat, msg, before, after))
+            if "view" in msg:
+                self.latest_view = msg["view"]
+        super().push_all(frames)
 
 
 def new_room(
