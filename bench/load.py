@@ -171,6 +171,8 @@ class RoomDriver:
     rng: random.Random = field(default_factory=random.Random)
 
     def on_view(self, p: Player, v: int, view: dict[str, Any], now: float) -> None:
+        if "room" not in view and p.view is not None:  # batched: unchanged, as last sent
+            view["room"] = p.view.get("room")
         p.view, p.v = view, v
         pend = self.pending
         if pend is not None and v >= pend[0]:

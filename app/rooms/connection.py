@@ -57,8 +57,11 @@ class Connection:
         self._closed_sent = False
         self.dead = False
         self.closing = False
-        #: send everything queued at once as one JSON array frame (see docs/protocol.md)
+        #: send everything queued at once as one JSON array frame, and views
+        #: without an unchanged room part (see docs/protocol.md)
         self.batch = batch
+        #: the room part this socket's last view carried (Room._view_frame)
+        self.room_seen: object | None = None
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()

@@ -259,7 +259,7 @@ class Room:
                             if to is None or to == seat:
                                 conn.push(frame)
             if len(conns) > 1:
-                conn.push(self._view_frame(player, {}, self._timer_json()))
+                conn.push(self._view_frame(player, conn, {}, self._timer_json()))
                 return True
             events: list[Event] = []
             self.away_since.pop(player.player_id, None)
@@ -707,7 +707,8 @@ class Room:
     async def _cmd_resync(
         self, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
     ) -> None:
-        conn.push(self._view_frame(player, {}, self._timer_json()))
+        conn.room_seen = None  # a resync is a whole view
+        conn.push(self._view_frame(player, conn, {}, self._timer_json()))
 
     # ----------------------------------------------------------- timers, bots
 
@@ -933,9 +934,14 @@ class Room:
     def _view_frame(
         self,
         player: PlayerRecord,
+        conn: Connection,
         cache: dict[int | None, tuple[Any, Any]],
         timer: dict[str, Any] | None,
     ) -> Frame:
+        """`player`'s view, for `conn`.  A batching socket that already holds the
+        current room part gets the view without it (docs/protocol.md): during
+        a game the room part - seats, names, settings, tally - is two thirds of
+        a view and rarely changes."""
         seat = self.game_seat.get(player.player_id)
         parts = cache.get(seat)
         if parts is None:
@@ -961,13 +967,14 @@ class Room:
                     }
                 )
             )
-        view = {
-            "room": room,
-            "you": you,
-            "game": parts[0],
-            "legal": parts[1],
-            "timer": timer,
-        }
+        view: dict[str, Any] = {}
+        if not (conn.batch and conn.room_seen is room):
+            view["room"] = room
+        conn.room_seen = room
+        view["you"] = you
+        view["game"] = parts[0]
+        view["legal"] = parts[1]
+        view["timer"] = timer
         return _dumps({"v": self.v, "view": view}).decode()
 
     def _change(
@@ -994,10 +1001,11 @@ class Room:
         for pid, conns in self.conns.items():
             seat = self.game_seat.get(pid)
             out = [frame for to, frame in frames if to is None or to == seat]
-            if with_view:
-                out.append(self._view_frame(self.players[pid], cache, timer))
             for c in conns:
-                c.push_all(out)
+                if with_view:
+                    c.push_all([*out, self._view_frame(self.players[pid], c, cache, timer)])
+                else:
+                    c.push_all(out)
 
     # ------------------------------------------------------------- lifecycle
 

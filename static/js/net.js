@@ -46,6 +46,7 @@ export class RoomSocket extends EventTarget {
     }
     this.ws = ws;
     this.synced = false; // true once this connection delivered a full view
+    this.room = null; // the room part of this connection's last view
     ws.onopen = () => {
       this.attempt = 0;
       this.setStatus("online");
@@ -145,11 +146,24 @@ export class RoomSocket extends EventTarget {
     if (!msg || typeof msg !== "object") return;
     const v = typeof msg.v === "number" ? msg.v : null;
     if (msg.view) {
+      // With batch=1 a view leaves out the room part while it is unchanged:
+      // keep the last one (every new socket and every resync gets it).
+      let view = msg.view;
+      if (view.room === undefined) {
+        if (!this.room) {
+          this.resync();
+          this.settle(msg);
+          return;
+        }
+        view = { ...view, room: this.room };
+      } else {
+        this.room = view.room;
+      }
       // A view replaces everything we knew: adopt its version whatever it is.
       this.v = v;
       this.synced = true;
       this.resyncing = false;
-      this.emit("view", { v, view: msg.view });
+      this.emit("view", { v, view });
     } else if (v !== null && this.synced && this.v !== null && v > this.v + 1) {
       // A gap: something between our last version and this one was lost.
       this.resync();

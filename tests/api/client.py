@@ -52,8 +52,9 @@ def join(client: TestClient, code: str, name: str, **body: Any) -> Msg:
 class Sock:
     """One tab's socket."""
 
-    def __init__(self, ws: WebSocketTestSession) -> None:
+    def __init__(self, ws: WebSocketTestSession, *, batch: bool = False) -> None:
         self.ws = ws
+        self.batch = batch
         self.frames: list[Msg] = []
         self.view: Msg | None = None
         self.events: list[Msg] = []
@@ -79,7 +80,11 @@ class Sock:
             if self.view is not None and self.v is not None:
                 assert msg["v"] <= self.v + 1, f"version gap: {self.v} -> {msg['v']}"
             if "view" in msg:
-                self.view = msg["view"]
+                view = msg["view"]
+                if "room" not in view:  # batched: the room part is as last sent
+                    assert self.batch and self.view is not None, "a view without its room"
+                    view = {"room": self.view["room"], **view}
+                self.view = view
                 self.v = msg["v"]
             else:
                 self.events.append(msg["event"])
@@ -139,7 +144,7 @@ def connect(
     url = f"/ws/rooms/{code}?token={token}" + (f"&since={since}" if since is not None else "")
     url += "&batch=1" if batch else ""
     with client.websocket_connect(url) as ws:
-        sock = Sock(ws)
+        sock = Sock(ws, batch=batch)
         yield sock
 
 

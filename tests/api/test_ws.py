@@ -508,3 +508,30 @@ def test_batched_sockets_get_a_change_and_its_ack_in_one_frame(client: TestClien
         assert len({m["v"] for m in frame}) == 1  # one change, one version
         final = play_to_end(ann)
         assert final["game"]["over"]
+
+
+def test_batched_views_leave_out_a_room_part_the_socket_already_has(client: TestClient) -> None:
+    """During a game the room part is most of a view and rarely changes: a
+    batching socket gets it on connecting, when it changes, and on a resync;
+    a plain socket (here a second tab of the same seat) gets it every time."""
+    t = create(client, "tiny", settings=FAST, options={"bidding": False})
+    with connect(client, t["code"], t["token"], batch=True) as ann:
+        first = ann.until(lambda m: "view" in m)
+        assert "room" in first["view"]
+        ann.ok(ann.cmd("add_bot"))
+        with connect(client, t["code"], t["token"]) as tab:
+            tab.until(lambda m: "view" in m)
+            ann.ok(ann.cmd("start"))
+            start = len(ann.frames)
+            final = play_to_end(ann)
+            assert final["room"]["status"] == "finished"  # merged by the client
+            views = [m["view"] for m in ann.frames[start:] if "view" in m]
+            during = [v for v in views if not v["game"]["over"]]
+            assert len(during) >= 3 and all("room" not in v for v in during)
+            assert "room" in views[-1] and views[-1]["room"]["status"] == "finished"
+            tab.until(lambda m: "view" in m and m["view"]["game"]["over"])
+            assert all("room" in m["view"] for m in tab.frames if "view" in m)
+        before = len(ann.frames)
+        ann.ok(ann.cmd("resync"))
+        [whole] = [m["view"] for m in ann.frames[before:] if "view" in m]
+        assert "room" in whole

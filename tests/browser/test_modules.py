@@ -64,6 +64,45 @@ def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages)
     assert out["url"] and "since=6" in out["url"] and "token=tok" in out["url"]
 
 
+def test_a_view_without_its_room_part_keeps_the_last_one(pages: Pages) -> None:
+    """With batch=1 the server leaves an unchanged room part out of views; the
+    socket hands on whole views, and asks for one if it never had the room."""
+    page = pages.open("/")
+    page.evaluate(FAKE_SOCKET)
+    out = run(
+        page,
+        """
+        const { RoomSocket } = await import("/js/net.js");
+        const s = new RoomSocket("ABC123", "tok");
+        const views = [];
+        s.addEventListener("view", (e) => views.push(e.detail.view));
+        s.connect();
+        let ws = window.sockets[0];
+        ws.open();
+        ws.deliver({ v: 1, view: { room: { status: "playing" }, game: { n: 1 } } });
+        ws.deliver({ v: 2, view: { game: { n: 2 } } });
+        ws.deliver({ v: 3, view: { room: { status: "finished" }, game: { n: 3 } } });
+        ws.deliver({ v: 4, view: { game: { n: 4 } } });
+        // A new connection must bring the room part again before it is left out.
+        ws.onclose({ code: 1006 });
+        await new Promise((r) => setTimeout(r, 400));
+        ws = window.sockets[1];
+        ws.open();
+        const before = window.sent.length;
+        ws.deliver({ v: 5, view: { game: { n: 5 } } });
+        return { views, asked: window.sent.slice(before), v: s.v };
+        """,
+    )
+    assert [(v["room"]["status"], v["game"]["n"]) for v in out["views"]] == [
+        ("playing", 1),
+        ("playing", 2),
+        ("finished", 3),
+        ("finished", 4),
+    ]
+    assert [m.get("cmd") for m in out["asked"]] == [{"type": "resync"}]
+    assert out["v"] == 4  # the roomless view on the new socket was not applied
+
+
 def test_refused_seat_stops_reconnecting_and_offline_drops_the_socket(pages: Pages) -> None:
     page = pages.open("/")
     page.evaluate(FAKE_SOCKET)
