@@ -441,6 +441,41 @@ async def test_a_write_lock_held_elsewhere_is_waited_for_off_the_event_loop(
     assert live["ABC234"].actions == [(0, {"type": "draw"}), (0, {"type": "draw"})]
 
 
+async def test_other_writes_wait_for_a_lock_held_elsewhere_off_the_event_loop(
+    records: DbRecords,
+) -> None:
+    """A batch with a room save and a game start in it commits on the event
+    loop too - unless another process holds the lock: then it waits in the
+    writer thread, appends included, while the loop runs on."""
+    path = _sqlite_path(records)
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    await records.append_action(gid, 0, 0, {"type": "draw"})  # opens the loop's connection
+    assert records._opening is not None
+    await records._opening
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        writes = asyncio.gather(
+            records.append_action(gid, 1, 0, {"type": "draw"}),
+            records.save_room(room("XYZ234")),
+            records.finish_game(gid, {"places": [[0], [1]], "scores": [1, 0]}),
+        )
+        for _ in range(20):  # 0.2 s in which the loop must not stall
+            await asyncio.sleep(0.01)
+        assert not writes.done()
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    await asyncio.wait_for(writes, 10)
+    live = {r.code: g for r, g in await records.live_rooms()}
+    assert set(live) == {"ABC234", "XYZ234"}
+    assert live["ABC234"] is None  # finished
+    async with records.sessions() as s:
+        logged = (await s.scalars(select(ActionRow.seq).where(ActionRow.game_id == gid))).all()
+    assert sorted(logged) == [0, 1]
+
+
 async def test_the_log_reaches_the_database_file_by_checkpoints_off_the_loop(
     records: DbRecords,
 ) -> None:
