@@ -430,7 +430,8 @@ def _start_server(kind: str, port: int) -> subprocess.Popen[bytes]:
     target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
     cmd = [
         PYTHON, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port),
-        "--ws", "websockets-sansio", "--log-level", "warning", "--no-access-log",
+        "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+        "--log-level", "warning", "--no-access-log",
         "--backlog", "4096",
     ]  # fmt: skip
     # saturation drives one socket far past a person's pace: lift the flood limit

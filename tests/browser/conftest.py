@@ -97,6 +97,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
                 str(port),
                 "--ws",
                 "websockets-sansio",
+                "--ws-per-message-deflate",
+                "false",
                 "--log-level",
                 "warning",
             ],

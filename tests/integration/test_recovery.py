@@ -53,6 +53,8 @@ class Server:
                 str(self.port),
                 "--ws",
                 "websockets-sansio",
+                "--ws-per-message-deflate",
+                "false",
                 "--log-level",
                 "warning",
             ],
