@@ -6,11 +6,12 @@ statements, the compiled-statement machinery) was about 250 us of CPU per
 batch, against about 65 us for the same BEGIN / executemany / COMMIT on the
 bare sqlite3 connection (timed on `_write_batch` itself; bench/db.py shows the
 whole round trip, 0.39 ms per append for one room appending back to back).
-This class does exactly that and no more.  The SQL is compiled from the
-records' own statements and the values go through the columns' own bind
-processors, so a row written here is the row SQLAlchemy would have written;
-everything that is not a plain batch of appends still takes the general path
-in app/db/records.py.
+This class does exactly that.  The SQL is compiled from the records' own
+statements and the values go through the columns' own bind processors, so a
+row written here is the row SQLAlchemy would have written.  A batch's other
+writes (a room saved, a game started) run after its appends in the same
+transaction, as SQLAlchemy statements on the same connection (`run`'s
+`then`).
 
 An `inline` instance runs on the event loop itself (see DbRecords): it must
 never wait, so its connection gives up at once on a lock held elsewhere
