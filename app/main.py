@@ -89,9 +89,12 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
             log.info("recovered %d open room(s)", recovered)
         gc.collect()
         gc.freeze()
-        housekeeping = asyncio.get_running_loop().create_task(_gc_housekeeping())
+        loop = asyncio.get_running_loop()
+        housekeeping = loop.create_task(_gc_housekeeping())
+        sweeping = loop.create_task(manager.sweep_idle(settings.idle_room_close_after))
         yield
         housekeeping.cancel()
+        sweeping.cancel()
         await manager.shutdown()
         await detach(app)
 

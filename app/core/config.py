@@ -23,6 +23,8 @@ class Settings(BaseSettings):
     max_frame_bytes: int = Field(default=16_384, ge=1024)
     #: client messages per second allowed per socket before it is told to slow down
     max_messages_per_second: float = Field(default=20.0, gt=0)
+    #: a room nobody has been connected to for this many seconds is closed
+    idle_room_close_after: float = Field(default=3 * 24 * 3600.0, gt=0)
 
     def resolved_database_url(self) -> str:
         if self.database_url:

@@ -8,6 +8,7 @@ recognised by their hash, so the same browsers get the same seats back.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -21,6 +22,9 @@ from app.rooms.tokens import new_code, normalise_code
 from app.store.records import PlayerRecord, Records
 
 log = logging.getLogger(__name__)
+
+#: seconds between looks for rooms nobody uses any more
+IDLE_SWEEP_EVERY = 600.0
 
 
 class RoomManager:
@@ -98,6 +102,24 @@ class RoomManager:
             self.rooms[record.code] = room
             count += 1
         return count
+
+    async def close_idle(self, after: float) -> int:
+        """Close every room nobody has been connected to for `after` seconds;
+        returns how many."""
+        closed = 0
+        for room in list(self.rooms.values()):
+            try:
+                closed += await room.close_if_idle(after)
+            except Exception:
+                log.exception("room %s: could not close it as idle", room.code)
+        return closed
+
+    async def sweep_idle(self, after: float) -> None:
+        """Run `close_idle` now and then, for as long as the server runs."""
+        every = min(IDLE_SWEEP_EVERY, after / 4)
+        while True:
+            await asyncio.sleep(every)
+            await self.close_idle(after)
 
     async def shutdown(self) -> None:
         for room in list(self.rooms.values()):

@@ -124,6 +124,8 @@ class Room:
         self.history_floor = 0
 
         self.conns: dict[str, list[Connection]] = {}
+        #: monotonic time since which nobody has been connected (None: someone is)
+        self.idle_since: float | None = time.monotonic()
         self.away_since: dict[str, float] = {}
         self.auto: set[int] = set()  # seats handed to a bot by the host
         self.forced: set[int] = set()  # seats whose turn timer ran out this turn
@@ -251,6 +253,7 @@ class Room:
                 return False
             conns = self.conns.setdefault(player.player_id, [])
             conns.append(conn)
+            self.idle_since = None
             if since is not None and self.history_floor <= since <= self.v:
                 seat = self.game_seat.get(player.player_id)
                 for v, frames in self.history:
@@ -281,6 +284,8 @@ class Room:
             if conns:
                 return
             del self.conns[conn.player_id]
+            if not self.conns:
+                self.idle_since = time.monotonic()
             player = self.players.get(conn.player_id)
             if player is None or self.closed:
                 return
@@ -1046,6 +1051,18 @@ class Room:
         self.conns.clear()
         if self.on_close is not None:
             self.on_close(self)
+
+    async def close_if_idle(self, after: float) -> bool:
+        """Close the room if nobody has been connected for `after` seconds: an
+        abandoned room would otherwise live, and be recovered at every restart,
+        for ever.  Its finished games stay in the history."""
+        async with self.lock:
+            idle = self.idle_since
+            if self.closed or self.conns or idle is None or time.monotonic() - idle < after:
+                return False
+            log.info("room %s: closed after %.0f s with nobody connected", self.code, after)
+            await self._close_room()
+            return True
 
     async def shutdown(self) -> None:
         """Stop timers and bots (server shutdown); the room stays open in the records."""

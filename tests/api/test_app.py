@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from fastapi.testclient import TestClient
 
 from app.core.config import Settings
@@ -39,3 +41,18 @@ def test_a_restarted_app_recovers_rooms_from_its_records(tiny: None) -> None:
         assert view["you"]["seat"] == 0
         assert view["game"]["hand"] == hand and view["game"]["my_bid"] == 1
         assert view["room"]["status"] == "playing"
+
+
+def test_rooms_nobody_connects_to_close_after_the_idle_limit(tiny: None) -> None:
+    records = MemoryRecords()
+    with TestClient(create_app(Settings(idle_room_close_after=1.0), records)) as c:
+        used = create(c, "tiny")
+        with connect(c, used["code"], used["token"]) as ann:
+            ann.recv()
+            quiet = create(c, "tiny")
+            deadline = time.monotonic() + 10
+            while c.get(f"/api/rooms/{quiet['code']}").status_code != 404:
+                assert time.monotonic() < deadline, "the idle room never closed"
+                time.sleep(0.05)
+            assert records.rooms[quiet["code"]].closed
+            assert c.get(f"/api/rooms/{used['code']}").status_code == 200  # in use

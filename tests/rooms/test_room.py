@@ -333,3 +333,18 @@ async def test_real_games_of_bots_finish_on_their_own(
     # the spectator followed along and saw the end
     assert conn.latest_view is not None and conn.latest_view["game"]["over"] is True
     await room.shutdown()
+
+
+async def test_a_room_nobody_uses_any_more_closes_and_one_in_use_does_not() -> None:
+    records = MemoryRecords()
+    room = new_room(TINY, options={"bidding": False}, records=records)
+    ann, bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    assert not await room.close_if_idle(0)  # people are connected
+    await room.disconnect(ann)
+    assert not await room.close_if_idle(0)  # Bob still is
+    await room.disconnect(bob)
+    assert not await room.close_if_idle(3600)  # nobody, but only just
+    assert await room.close_if_idle(0)
+    assert room.closed and records.rooms[room.code].closed
+    assert not await room.close_if_idle(0)  # closing twice does nothing
