@@ -138,9 +138,10 @@ class Room:
         self._bot_tasks: dict[int, asyncio.Task[None]] = {}
         self._bot_rngs: dict[int, random.Random] = {}
         self._jitter = random.Random()
-        self._room_frag: orjson.Fragment | None = None
-        #: each person's encoded "you" part, valid as long as `_room_frag`
-        self._you_frags: dict[str, orjson.Fragment] = {}
+        #: the encoded room part of views (None: to be encoded again)
+        self._room_json: str | None = None
+        #: each person's encoded "you" part, valid as long as `_room_json`
+        self._you_json: dict[str, str] = {}
         #: what the records last took: a save that would change nothing is skipped
         #: (a rematch at the same table saves nothing new, twice per game)
         self._saved: RoomRecord | None = None
@@ -262,7 +263,7 @@ class Room:
                             if to is None or to == seat:
                                 conn.push(frame)
             if len(conns) > 1:
-                conn.push(self._view_frame(player, conn, {}, self._timer_json()))
+                conn.push(self._view_frame(player, conn, {}, self._timer_part()))
                 return True
             events: list[Event] = []
             self.away_since.pop(player.player_id, None)
@@ -382,7 +383,7 @@ class Room:
             log.exception("room %s: could not record the result", self.code)
         self.status = FINISHED
         self.result = result
-        self._room_frag = None
+        self._room_json = None
         self.auto.clear()
         self.forced.clear()
         self.away_since.clear()
@@ -713,7 +714,7 @@ class Room:
         self, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
     ) -> None:
         conn.room_seen = None  # a resync is a whole view
-        conn.push(self._view_frame(player, conn, {}, self._timer_json()))
+        conn.push(self._view_frame(player, conn, {}, self._timer_part()))
 
     # ----------------------------------------------------------- timers, bots
 
@@ -734,7 +735,7 @@ class Room:
         if self.forced and key != self.forced_key:
             self.forced.clear()
             self.forced_key = None
-            self._room_frag = None
+            self._room_json = None
         now = time.time()
 
         kind = game.timer(state)
@@ -929,58 +930,59 @@ class Room:
             "result": self.result,
         }
 
-    def _room_fragment(self) -> orjson.Fragment:
-        frag = self._room_frag
-        if frag is None:
-            frag = self._room_frag = orjson.Fragment(_dumps(self.room_public()))
-            self._you_frags.clear()
-        return frag
+    def _room_part(self) -> str:
+        """The room part of a view, encoded; the same object until the room changes."""
+        part = self._room_json
+        if part is None:
+            part = self._room_json = _dumps(self.room_public()).decode()
+            self._you_json.clear()
+        return part
+
+    def _timer_part(self) -> str:
+        return _dumps(self._timer_json()).decode()
 
     def _view_frame(
         self,
         player: PlayerRecord,
         conn: Connection,
-        cache: dict[int | None, tuple[Any, Any]],
-        timer: dict[str, Any] | None,
+        cache: dict[int | None, tuple[str, str]],
+        timer: str,
     ) -> Frame:
-        """`player`'s view, for `conn`.  A batching socket that already holds the
-        current room part gets the view without it (docs/protocol.md): during
-        a game the room part - seats, names, settings, tally - is two thirds of
-        a view and rarely changes."""
+        """`player`'s view, for `conn`, put together from parts encoded once
+        (the room, each person's "you", each seat's game view and legal moves,
+        the timer): a change is encoded per seat, not per socket.  A batching
+        socket that already holds the current room part gets the view without
+        it (docs/protocol.md): during a game the room part - seats, names,
+        settings, tally - is two thirds of a view and rarely changes."""
         seat = self.game_seat.get(player.player_id)
         parts = cache.get(seat)
         if parts is None:
             if self.state is None:
-                parts = (None, None)
+                parts = ("null", "null")
             else:
-                game_frag = orjson.Fragment(_dumps(self.game.view(self.state, seat)))
-                legal = None
+                game = _dumps(self.game.view(self.state, seat)).decode()
+                legal = "null"
                 if seat is not None and self.status == PLAYING and seat in self.to_act:
-                    legal = orjson.Fragment(_dumps(self.game.legal_actions(self.state, seat)))
-                parts = (game_frag, legal)
+                    legal = _dumps(self.game.legal_actions(self.state, seat)).decode()
+                parts = (game, legal)
             cache[seat] = parts
-        room = self._room_fragment()
-        you = self._you_frags.get(player.player_id)
+        room = self._room_part()
+        you = self._you_json.get(player.player_id)
         if you is None:  # kept until the room part changes (who sits where, the host)
-            you = self._you_frags[player.player_id] = orjson.Fragment(
-                _dumps(
-                    {
-                        "seat": player.seat,
-                        "host": player.player_id == self.record.host_player_id,
-                        "name": player.name,
-                        "player": player.player_id,
-                    }
-                )
-            )
-        view: dict[str, Any] = {}
-        if not (conn.batch and conn.room_seen is room):
-            view["room"] = room
+            you = self._you_json[player.player_id] = _dumps(
+                {
+                    "seat": player.seat,
+                    "host": player.player_id == self.record.host_player_id,
+                    "name": player.name,
+                    "player": player.player_id,
+                }
+            ).decode()
+        head = "" if conn.batch and conn.room_seen is room else f'"room":{room},'
         conn.room_seen = room
-        view["you"] = you
-        view["game"] = parts[0]
-        view["legal"] = parts[1]
-        view["timer"] = timer
-        return _dumps({"v": self.v, "view": view}).decode()
+        return (
+            f'{{"v":{self.v},"view":{{{head}"you":{you},"game":{parts[0]},'
+            f'"legal":{parts[1]},"timer":{timer}}}}}'
+        )
 
     def _change(
         self, events: list[Event], *, with_view: bool = True, room_changed: bool = True
@@ -991,7 +993,7 @@ class Room:
         self.v += 1
         v = self.v
         if room_changed:
-            self._room_frag = None
+            self._room_json = None
         frames: list[tuple[int | None, Frame]] = []
         for ev in events:
             to = ev.get("to")
@@ -1001,8 +1003,8 @@ class Room:
             if len(self.history) >= HISTORY_MAX:
                 self.history_floor = self.history.popleft()[0]
             self.history.append((v, tuple(frames)))
-        cache: dict[int | None, tuple[Any, Any]] = {}
-        timer = self._timer_json() if with_view else None
+        cache: dict[int | None, tuple[str, str]] = {}
+        timer = self._timer_part() if with_view else "null"
         for pid, conns in self.conns.items():
             seat = self.game_seat.get(pid)
             out = [frame for to, frame in frames if to is None or to == seat]
