@@ -136,6 +136,11 @@ def settle(players: list[Player]) -> None:
     raise AssertionError("tabs did not converge on one version")
 
 
+#: (seat, version, action, error) for each action the server refused: when the
+#: game fails to finish, the last few say why it stalled
+REFUSED: list[Any] = []
+
+
 def step(players: list[Player], bot: PossoBot, rng: random.Random) -> bool:
     """One action by a seat that must act; False once the game is over."""
     settle(players)
@@ -150,6 +155,8 @@ def step(players: list[Player], bot: PossoBot, rng: random.Random) -> bool:
             # a timer may have moved the game on since the view we chose from;
             # what must never happen is a refusal for the room's own reasons
             assert "ok" in reply or reply["error"]["code"] != "storage_error", reply
+            if "ok" not in reply:
+                REFUSED.append((p.view["you"]["seat"], p.v, action, reply["error"]))
             return True
     time.sleep(0.05)  # only a timer to wait for
     return True
@@ -230,7 +237,7 @@ def test_sigkill_mid_game_then_finish_from_the_same_position(tmp_path: Path) -> 
             for p in players
             if p.view is not None
         ]
-        assert final["over"] and final["result"] is not None, (steps, where)
+        assert final["over"] and final["result"] is not None, (steps, where, REFUSED[-3:])
         assert len(final["sheet"]) >= 2  # hands 9 and 10 both on the sheet
         for p in players:
             p.ws.close()
