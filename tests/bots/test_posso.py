@@ -96,3 +96,11 @@ def test_its_cut_is_one_of_the_offered_positions() -> None:
     s = POSSO.new_game(4, {}, 3)
     picks = {choice(s, s.dealer, seed)["at"] for seed in range(30)}
     assert len(picks) > 1
+
+
+def test_bots_do_not_pass_the_same_cards_round_for_ever() -> None:
+    """Bots that always took a useful discard could hand a few cards round the
+    table for ever, so the stack - whose running out ends a hand nobody wins -
+    never shrank (this deal did, from hand 9).  Now and then they draw blind."""
+    final = play(POSSO.new_game(3, {"start_hand": 9, "cutting": "off"}, 47), [BOT] * 3, 47)
+    assert len(final.sheet) == 2
