@@ -88,11 +88,14 @@ def json_dumps(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+#: every engine made here: JSON columns through orjson
+_JSON = {"json_serializer": json_dumps, "json_deserializer": orjson.loads}
+
+
 def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
     """An async engine for `url`; for a SQLite file, its directory is created."""
     parsed = async_url(url)
-    kwargs.setdefault("json_serializer", json_dumps)
-    kwargs.setdefault("json_deserializer", orjson.loads)
+    kwargs = {**_JSON, **kwargs}
     if parsed.get_backend_name() != "sqlite":
         kwargs.setdefault("pool_pre_ping", True)
         # a fixed pool: overflow connections are opened and closed per use, which
@@ -134,8 +137,7 @@ def sqlite_writer(engine: AsyncEngine) -> Engine | None:
         url.set(drivername="sqlite"),
         isolation_level="AUTOCOMMIT",
         connect_args={"check_same_thread": False},
-        json_serializer=json_dumps,
-        json_deserializer=orjson.loads,
+        **_JSON,
     )
     event.listen(twin, "connect", _pragmas(level))
     return twin

@@ -285,8 +285,7 @@ class Room:
             if conns:
                 return
             del self.conns[conn.player_id]
-            if not self.conns:
-                self.idle_since = time.monotonic()
+            self._mark_idle()
             player = self.players.get(conn.player_id)
             if player is None or self.closed:
                 return
@@ -579,6 +578,7 @@ class Room:
         self.by_token.pop(person.token_hash, None)
         for c in self.conns.pop(person.player_id, []):
             c.close(code, reason)
+        self._mark_idle()
         self.away_since.pop(person.player_id, None)
         if self.status == PLAYING and person.player_id in self.game_seat:
             person.is_bot = True
@@ -1054,13 +1054,19 @@ class Room:
         if self.on_close is not None:
             self.on_close(self)
 
+    def _mark_idle(self) -> None:
+        """Start the idle clock once the last socket has gone (call after
+        taking any out of `conns`)."""
+        if not self.conns and self.idle_since is None:
+            self.idle_since = time.monotonic()
+
     async def close_if_idle(self, after: float) -> bool:
         """Close the room if nobody has been connected for `after` seconds: an
         abandoned room would otherwise live, and be recovered at every restart,
         for ever.  Its finished games stay in the history."""
         async with self.lock:
             idle = self.idle_since
-            if self.closed or self.conns or idle is None or time.monotonic() - idle < after:
+            if self.closed or idle is None or time.monotonic() - idle < after:
                 return False
             log.info("room %s: closed after %.0f s with nobody connected", self.code, after)
             await self._close_room()

@@ -34,19 +34,33 @@ def run(page: Any, body: str) -> Any:
     return page.evaluate(f"async () => {{ {body} }}")
 
 
-def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages) -> None:
+def run_socket(pages: Pages, listen: str, body: str) -> Any:
+    """Run `body` against an open RoomSocket `s` (token "tok") over the fake
+    socket `ws`; `listen` adds its listeners before it connects."""
     page = pages.open("/")
     page.evaluate(FAKE_SOCKET)
-    out = run(
+    return run(
         page,
-        """
-        const { RoomSocket } = await import("/js/net.js");
+        f"""
+        const {{ RoomSocket }} = await import("/js/net.js");
         const s = new RoomSocket("ABC123", "tok");
+        {listen}
+        s.connect();
+        let ws = window.sockets[0];
+        ws.open();
+        {body}
+        """,
+    )
+
+
+def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages) -> None:
+    out = run_socket(
+        pages,
+        """
         const seen = [];
         s.addEventListener("event", (e) => seen.push(e.detail.v));
-        s.connect();
-        const ws = window.sockets[0];
-        ws.open();
+        """,
+        """
         ws.deliver({ v: 5, view: { room: {} } });
         ws.deliver({ v: 6, event: { type: "chat" } });
         const before = window.sent.length;
@@ -67,18 +81,13 @@ def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages)
 def test_a_view_without_its_room_part_keeps_the_last_one(pages: Pages) -> None:
     """With batch=1 the server leaves an unchanged room part out of views; the
     socket hands on whole views, and asks for one if it never had the room."""
-    page = pages.open("/")
-    page.evaluate(FAKE_SOCKET)
-    out = run(
-        page,
+    out = run_socket(
+        pages,
         """
-        const { RoomSocket } = await import("/js/net.js");
-        const s = new RoomSocket("ABC123", "tok");
         const views = [];
         s.addEventListener("view", (e) => views.push(e.detail.view));
-        s.connect();
-        let ws = window.sockets[0];
-        ws.open();
+        """,
+        """
         ws.deliver({ v: 1, view: { room: { status: "playing" }, game: { n: 1 } } });
         ws.deliver({ v: 2, view: { game: { n: 2 } } });
         ws.deliver({ v: 3, view: { room: { status: "finished" }, game: { n: 3 } } });
@@ -184,19 +193,14 @@ def test_cards_have_names_and_sort_in_each_games_order(pages: Pages) -> None:
 
 
 def test_a_batched_frame_is_handled_message_by_message(pages: Pages) -> None:
-    page = pages.open("/")
-    page.evaluate(FAKE_SOCKET)
-    out = run(
-        page,
+    out = run_socket(
+        pages,
         """
-        const { RoomSocket } = await import("/js/net.js");
-        const s = new RoomSocket("ABC123", "tok");
         const order = [];
         s.addEventListener("event", (e) => order.push("event " + e.detail.v));
         s.addEventListener("view", (e) => order.push("view " + e.detail.v));
-        s.connect();
-        const ws = window.sockets[0];
-        ws.open();
+        """,
+        """
         ws.deliver({ v: 3, view: { room: {} } });
         ws.deliver([{ v: 4, event: { type: "chat" } }, { v: 4, view: { room: {} } }]);
         return { order, url: ws.url, sent: window.sent.length };

@@ -4,9 +4,11 @@ restart (a new engine on the same database)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -410,6 +412,30 @@ def _sqlite_path(records: DbRecords) -> str:
     return path
 
 
+async def _game_with_loop_connection(records: DbRecords) -> int:
+    """Room ABC234 and a game in it, its action 0 stored, and the event loop's
+    own SQLite connection open (the first append opens it)."""
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    await records.append_action(gid, 0, 0, {"type": "draw"})
+    assert records._opening is not None
+    await records._opening
+    assert records._inline is not None and records._inline.connected
+    return gid
+
+
+@contextlib.contextmanager
+def _locked_elsewhere(path: str) -> Iterator[None]:
+    """Another process's write transaction on the database, for the block."""
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("COMMIT")
+        other.close()
+
+
 async def test_a_write_lock_held_elsewhere_is_waited_for_off_the_event_loop(
     records: DbRecords,
 ) -> None:
@@ -417,24 +443,14 @@ async def test_a_write_lock_held_elsewhere_is_waited_for_off_the_event_loop(
     another process's transaction open, the batch waits in the writer thread and
     every room keeps running meanwhile."""
     path = _sqlite_path(records)
-    await records.save_room(room())
-    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
-    await records.append_action(gid, 0, 0, {"type": "draw"})  # opens the loop's connection
-    assert records._opening is not None
-    await records._opening
-    assert records._inline is not None and records._inline.connected
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
+    gid = await _game_with_loop_connection(records)
+    with _locked_elsewhere(path):
         append = asyncio.create_task(records.append_action(gid, 1, 0, {"type": "draw"}))
         started = time.monotonic()
         for _ in range(20):  # 0.2 s in which the loop must not stall
             await asyncio.sleep(0.01)
         assert time.monotonic() - started < 2.0  # (a wait on the loop would take 10 s)
         assert not append.done()
-    finally:
-        other.execute("COMMIT")
-        other.close()
     await asyncio.wait_for(append, 10)
     live = {r.code: g for r, g in await records.live_rooms()}
     assert live["ABC234"] is not None
@@ -448,14 +464,8 @@ async def test_other_writes_wait_for_a_lock_held_elsewhere_off_the_event_loop(
     loop too - unless another process holds the lock: then it waits in the
     writer thread, appends included, while the loop runs on."""
     path = _sqlite_path(records)
-    await records.save_room(room())
-    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
-    await records.append_action(gid, 0, 0, {"type": "draw"})  # opens the loop's connection
-    assert records._opening is not None
-    await records._opening
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
+    gid = await _game_with_loop_connection(records)
+    with _locked_elsewhere(path):
         writes = asyncio.gather(
             records.append_action(gid, 1, 0, {"type": "draw"}),
             records.save_room(room("XYZ234")),
@@ -464,9 +474,6 @@ async def test_other_writes_wait_for_a_lock_held_elsewhere_off_the_event_loop(
         for _ in range(20):  # 0.2 s in which the loop must not stall
             await asyncio.sleep(0.01)
         assert not writes.done()
-    finally:
-        other.execute("COMMIT")
-        other.close()
     await asyncio.wait_for(writes, 10)
     live = {r.code: g for r, g in await records.live_rooms()}
     assert set(live) == {"ABC234", "XYZ234"}

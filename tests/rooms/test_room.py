@@ -348,3 +348,14 @@ async def test_a_room_nobody_uses_any_more_closes_and_one_in_use_does_not() -> N
     assert await room.close_if_idle(0)
     assert room.closed and records.rooms[room.code].closed
     assert not await room.close_if_idle(0)  # closing twice does nothing
+
+
+async def test_a_room_left_by_its_last_connected_member_goes_idle() -> None:
+    """Ann leaves while Bob, still a member, is away: the room stays open for
+    Bob, and the idle clock runs from Ann's leaving."""
+    room = new_room(TINY, options={"bidding": False})
+    ann, bob = await seat_people(room, 2)
+    await room.disconnect(bob)
+    await room.handle(ann, 1, "cmd", {"type": "leave"})
+    assert not room.closed and not room.conns
+    assert await room.close_if_idle(0)
