@@ -11,7 +11,6 @@ four of a kind by the four; pairs by face then the higher suit, triples by face.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -64,12 +63,15 @@ def classify(codes: Sequence[str]) -> Combo | None:
         return Combo("triple", 3, (faces[0],)) if faces[0] == faces[1] == faces[2] else None
     if n != 5:
         return None
-    counts = Counter(faces).most_common()
-    if counts[0][1] == 4:
-        return Combo("four_of_a_kind", 5, (3, counts[0][0]))
-    if counts[0][1] == 3:
-        return Combo("full_house", 5, (2, counts[0][0])) if counts[1][1] == 2 else None
-    if counts[0][1] == 2:
+    distinct = set(faces)
+    if len(distinct) == 2:  # 4 + 1 or 3 + 2
+        first = faces[0]
+        held = faces.count(first)
+        big = first if held >= 3 else (distinct - {first}).pop()
+        if held in (1, 4):
+            return Combo("four_of_a_kind", 5, (3, big))
+        return Combo("full_house", 5, (2, big))
+    if len(distinct) < 5:  # a pair or three of a kind with odd cards
         return None
     flush = len({p & 3 for p in powers}) == 1
     straight = natural_mask(codes) in STRAIGHT_MASKS

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from itertools import combinations, product
 
-from app.games.bigtwo.combos import Combo, classify
+from app.games.bigtwo.combos import FIVE_CATEGORIES, Combo, classify
 from app.games.bigtwo.order import NATURAL, POWER, STRAIGHT_MASKS, STRAIGHT_WINDOWS, natural_mask
 
 Play = tuple[Combo, tuple[str, ...]]
@@ -22,17 +21,37 @@ def _sorted(codes: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(codes, key=POWER.__getitem__))
 
 
-#: every single, made once: a Combo is immutable, so plays can share them
+#: every single, pair and triple, made once and keyed by its cards in power
+#: order: a Combo is immutable, so plays can share them (52 + 78 + 52 of them)
 _SINGLES: dict[str, Play] = {code: (Combo("single", 1, (POWER[code],)), (code,)) for code in POWER}
 
 
-@lru_cache(maxsize=8192)
-def _combo(pick: tuple[str, ...]) -> Combo:
-    """The combination of a pick that is known to make one.  The same picks
-    come up turn after turn while a hand waits for its chance, so they are
-    classified once (a few thousand picks cover many games at once)."""
-    combo = classify(pick)
-    assert combo is not None
+def _pairs_and_triples() -> dict[tuple[str, ...], Combo]:
+    out: dict[tuple[str, ...], Combo] = {}
+    for face in range(13):
+        group = _sorted([code for code in POWER if POWER[code] >> 2 == face])
+        for size in (2, 3):
+            for pick in combinations(group, size):
+                combo = classify(pick)
+                assert combo is not None
+                out[pick] = combo
+    return out
+
+
+_SETS = _pairs_and_triples()
+
+#: five-card Combos by key (the key names the category: see combos.py); a
+#: few hundred at most, where the picks that make them number in millions
+_FIVES: dict[tuple[int, ...], Combo] = {}
+
+
+def _five(key: tuple[int, ...]) -> Combo:
+    """The five-card Combo with this key.  The generator knows each pick's
+    category as it makes it, so it never classifies: with a hundred games in
+    play, caching `classify` by pick missed on every other lead."""
+    combo = _FIVES.get(key)
+    if combo is None:
+        combo = _FIVES[key] = Combo(FIVE_CATEGORIES[key[0]], 5, key)
     return combo
 
 
@@ -49,16 +68,16 @@ def plays_of_size(hand: Sequence[str], size: int) -> Iterator[Play]:
         for group in by_face.values():
             if len(group) >= size:
                 for pick in combinations(group, size):
-                    yield _combo(pick), pick
+                    yield _SETS[pick], pick
         return
     if size == 5:
-        for pick in _five_card_sets(ordered, by_face):
-            yield _combo(pick), pick
+        yield from _five_card_plays(ordered, by_face)
 
 
-def _five_card_sets(
-    ordered: tuple[str, ...], by_face: dict[int, list[str]]
-) -> Iterator[tuple[str, ...]]:
+def _five_card_plays(ordered: tuple[str, ...], by_face: dict[int, list[str]]) -> Iterator[Play]:
+    """Straights, flushes, full houses, four of a kind, each with its Combo.
+    `ordered` is in power order, and so is every group drawn from it, so a
+    pick's last card is its highest."""
     by_natural: dict[int, list[str]] = defaultdict(list)
     by_suit: dict[int, list[str]] = defaultdict(list)
     for code in ordered:
@@ -69,13 +88,16 @@ def _five_card_sets(
         groups = [by_natural.get(r) for r in window]
         if all(groups):
             for pick in product(*groups):  # type: ignore[arg-type]
-                yield _sorted(pick)
+                picked = _sorted(pick)
+                top = POWER[picked[-1]]
+                suits = {POWER[c] & 3 for c in picked}
+                yield _five((4, top) if len(suits) == 1 else (0, top)), picked
     # flushes that are not straights (those came above)
-    for group in by_suit.values():
+    for suit, group in by_suit.items():
         if len(group) >= 5:
             for pick in combinations(group, 5):
                 if natural_mask(pick) not in STRAIGHT_MASKS:
-                    yield pick
+                    yield _five((1, suit, POWER[pick[-1]])), pick
     # full houses
     for triple_face, triple_cards in by_face.items():
         if len(triple_cards) < 3:
@@ -84,13 +106,13 @@ def _five_card_sets(
             for pair_face, pair_cards in by_face.items():
                 if pair_face != triple_face and len(pair_cards) >= 2:
                     for pair in combinations(pair_cards, 2):
-                        yield _sorted(triple + pair)
+                        yield _five((2, triple_face)), _sorted(triple + pair)
     # four of a kind with any fifth card
     for quad_face, quad_cards in by_face.items():
         if len(quad_cards) == 4:
             for other in ordered:
                 if POWER[other] >> 2 != quad_face:
-                    yield _sorted((*quad_cards, other))
+                    yield _five((3, quad_face)), _sorted((*quad_cards, other))
 
 
 def all_plays(hand: Sequence[str]) -> list[Play]:
