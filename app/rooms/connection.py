@@ -20,7 +20,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any
+from typing import Any, cast
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,13 @@ class Connection:
     def _flush(self) -> None:
         self._flush_due = False
         queue = self._queue
+        if self.batch and not self.closing and self._parked is None and not self.dead and queue:
+            # the usual case: no close queued (`closing`), so only frames, all one
+            texts = cast("deque[str]", queue)
+            frame = texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
+            queue.clear()
+            self._step(self._send_text(frame))  # type: ignore[arg-type]
+            return
         while queue and self._parked is None and not self.dead:
             item = queue.popleft()
             if self.batch and queue and not isinstance(item, tuple):
