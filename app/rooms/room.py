@@ -137,6 +137,9 @@ class Room:
         self._timer_epoch = 0
         self._bot_tasks: dict[int, asyncio.Task[None]] = {}
         self._bot_rngs: dict[int, random.Random] = {}
+        #: what keys the bots' generators besides the seed and seat (a restored
+        #: game's bots continue on new ones, keyed by the actions replayed)
+        self._bot_salt: tuple[int, ...] = ()
         self._jitter = random.Random()
         #: the encoded room part of views (None: to be encoded again)
         self._room_json: str | None = None
@@ -185,7 +188,7 @@ class Room:
                 self.record.players.append(ghost)
             self.players[pid].seat = i
         self.status = PLAYING
-        self._bot_rngs = {s: rng_for(seed, "bot", s, n) for s in range(len(seats))}
+        self._bot_rngs, self._bot_salt = {}, (n,)
         self.games_played = 1
         for pid in seats:  # nobody is connected yet: everyone is away from now
             p = self.players.get(pid)
@@ -503,7 +506,7 @@ class Room:
             for pid in order
             if not self.players[pid].is_bot and pid not in self.conns
         }
-        self._bot_rngs = {s: rng_for(seed, "bot", s) for s in range(n)}
+        self._bot_rngs, self._bot_salt = {}, ()  # made when a bot first moves
         self.history.clear()
         self.history_floor = self.v
         self._cancel_timers()
@@ -841,7 +844,9 @@ class Room:
                 legal = self.game.legal_actions(self.state, seat)
                 if not legal:
                     return
-                rng = self._bot_rngs.setdefault(seat, rng_for(self.seed, "bot", seat))
+                rng = self._bot_rngs.get(seat)
+                if rng is None:
+                    rng = self._bot_rngs[seat] = rng_for(self.seed, "bot", seat, *self._bot_salt)
                 try:
                     action = bot_for(self.game.name).choose(view, legal, seat, rng)
                 except Exception:
