@@ -1,13 +1,15 @@
-"""The app factory: static client, invite links, optional routers, recovery at startup."""
+"""The app factory: static client, invite links, optional routers, recovery at
+startup, the collector's settings."""
 
 from __future__ import annotations
 
+import gc
 import time
 
 from fastapi.testclient import TestClient
 
 from app.core.config import Settings
-from app.main import STATIC_DIR, create_app
+from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
 from app.store.records import MemoryRecords
 from tests.api.client import connect, create
 
@@ -56,3 +58,13 @@ def test_rooms_nobody_connects_to_close_after_the_idle_limit(tiny: None) -> None
                 time.sleep(0.05)
             assert records.rooms[quiet["code"]].closed
             assert c.get(f"/api/rooms/{used['code']}").status_code == 200  # in use
+
+
+def test_the_app_raises_the_young_gc_threshold_while_it_runs_and_puts_it_back() -> None:
+    """Process-wide state: a server tunes it for its rooms (app/main.py), and a
+    process that outlives the app (the test run, an embedding program) gets
+    its own setting back."""
+    before = gc.get_threshold()
+    with TestClient(create_app(Settings(), MemoryRecords())):
+        assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *before[1:])
+    assert gc.get_threshold() == before
