@@ -3,11 +3,20 @@ startup, the collector's settings."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import socket
+import threading
 import time
 
+import httpx
+import pytest
+import uvicorn
 from fastapi.testclient import TestClient
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from websockets.sync.client import connect as ws_connect
 
+from app import main
 from app.core.config import Settings
 from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
 from app.store.records import MemoryRecords
@@ -68,3 +77,55 @@ def test_the_app_raises_the_young_gc_threshold_while_it_runs_and_puts_it_back() 
     with TestClient(create_app(Settings(), MemoryRecords())):
         assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *before[1:])
     assert gc.get_threshold() == before
+
+
+def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """uvicorn leaves each upgraded connection's HTTP protocol in a reference
+    cycle.  The app freezes the heap every GC_FREEZE_EVERY seconds and young
+    passes are rare (app/main.py), so unless a young pass runs first, every
+    socket ever opened - to a room or to no route at all - would stay in memory
+    until the next full sweep: a flood of connections would grow the heap."""
+    monkeypatch.setattr(main, "GC_FREEZE_EVERY", 0.05)
+    config = uvicorn.Config(
+        create_app(Settings(), MemoryRecords()),
+        host="127.0.0.1",
+        port=_free_port(),
+        ws="websockets-sansio",
+        http="httptools",
+        log_level="warning",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    was_enabled = gc.isenabled()
+    gc.disable()  # only the app's own collections run, so only they can pass this
+    try:
+        thread.start()
+        base = f"127.0.0.1:{config.port}"
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+        room = httpx.post(f"http://{base}/api/rooms", json={"game": "bigtwo", "name": "Ann"})
+        ticket = room.json()
+        for _ in range(10):
+            with ws_connect(f"ws://{base}/ws/rooms/{ticket['code']}?token={ticket['token']}") as ws:
+                ws.recv()
+            with contextlib.suppress(Exception), ws_connect(f"ws://{base}/ws/nowhere") as ws:
+                ws.recv()
+        time.sleep(0.3)  # a few housekeeping rounds
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        gc.unfreeze()  # what was frozen is countable again
+        left = sum(type(o) is HttpToolsProtocol for o in gc.get_objects())
+        if was_enabled:
+            gc.enable()
+    assert left <= 2, f"{left} abandoned HTTP protocols were kept, not collected"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
