@@ -346,6 +346,30 @@ async def test_appends_that_arrive_together_commit_together_and_a_bad_one_fails_
     assert logs == {g: [(0, {"type": "draw"}), (1, {"type": "draw", "g": g})] for g in games}
 
 
+async def test_a_batch_keeps_one_games_appends_in_order_and_fails_a_missing_game_alone(
+    records: DbRecords,
+) -> None:
+    """Rooms wait for each append, but nothing in the records relies on it: a
+    game's successive actions arriving together are stored in order (PostgreSQL
+    puts them in successive statements), and an append to a game that does not
+    exist fails without taking the rest of its batch down."""
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    together = await asyncio.gather(
+        *(records.append_action(gid, seq, seq % 2, {"type": "x", "n": seq}) for seq in range(4))
+    )
+    assert together == [None] * 4
+    outcomes = await asyncio.gather(
+        records.append_action(gid, 4, 0, {"type": "x", "n": 4}),
+        records.append_action(999, 0, 0, {"type": "x"}),
+        return_exceptions=True,
+    )
+    assert outcomes[0] is None
+    assert isinstance(outcomes[1], KeyError) and "no game 999" in str(outcomes[1])
+    logs = {g.game_id: g.actions for _, g in await records.live_rooms() if g is not None}
+    assert logs[gid] == [(seq % 2, {"type": "x", "n": seq}) for seq in range(5)]
+
+
 async def test_other_writes_share_the_batch_and_a_failing_one_undoes_only_itself(
     records: DbRecords,
 ) -> None:
