@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sys
 
 import pytest
 
@@ -49,3 +50,22 @@ def require_chromium() -> str:
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         missing(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     return CHROMIUM if os.path.exists(CHROMIUM) else str(shutil.which("chromium"))
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on just now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def uvicorn_command(*app: str, port: int) -> list[str]:
+    """uvicorn serving `app` (its target, then any options such as --app-dir)
+    on 127.0.0.1:`port` the way `make run` serves it: the same WebSocket
+    implementation, no permessage-deflate; warnings only."""
+    return [
+        sys.executable, "-m", "uvicorn", *app,
+        "--host", "127.0.0.1", "--port", str(port),
+        "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+        "--log-level", "warning",
+    ]  # fmt: skip

@@ -126,7 +126,7 @@ class DbRecords:
         self._write_lock: asyncio.Lock | None = asyncio.Lock() if sqlite else None
         #: PostgreSQL: appends wait together and go in one statement (`_append_postgres`)
         self._postgres = engine.dialect.name == "postgresql"
-        #: appends on PostgreSQL: one statement, one round trip, no transaction around it
+        #: a single statement needs no transaction around it: one round trip
         self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
         self._writer = sqlite_writer(engine) if sqlite else None
         self._writer_thread = (

@@ -108,26 +108,32 @@ class Connection:
     def _flush(self) -> None:
         self._flush_due = False
         queue = self._queue
-        if self.batch and not self.closing and self._parked is None and not self.dead and queue:
-            # the usual case: no close queued (`closing`), so only frames, all one
-            texts = cast("deque[str]", queue)
-            frame = texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
-            queue.clear()
-            self._step(self._send_text(frame))  # type: ignore[arg-type]
-            return
         while queue and self._parked is None and not self.dead:
-            item = queue.popleft()
-            if self.batch and queue and not isinstance(item, tuple):
+            if self.batch and not isinstance(queue[0], tuple):
                 # a change's events, view and ack were queued together: one frame
-                items = [item]
-                while queue and not isinstance(queue[0], tuple):
-                    items.append(queue.popleft())  # type: ignore[arg-type]
-                item = "[" + ",".join(items) + "]"
+                texts = self._leading_frames()
+                item: str | tuple[int, str] = (
+                    texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
+                )
+            else:
+                item = queue.popleft()
             if isinstance(item, tuple):
                 self._closed_sent = True
                 self._step(self._close(*item))  # type: ignore[arg-type]
             else:
                 self._step(self._send_text(item))  # type: ignore[arg-type]
+
+    def _leading_frames(self) -> Sequence[str]:
+        """Take the queued frames up to a queued close (if any)."""
+        queue = self._queue
+        if not self.closing:  # the usual case: nothing but frames, all of them
+            texts = list(cast("deque[str]", queue))
+            queue.clear()
+            return texts
+        out: list[str] = []
+        while queue and not isinstance(queue[0], tuple):
+            out.append(queue.popleft())  # type: ignore[arg-type]
+        return out
 
     def _step(self, coro: Coroutine[Any, Any, Any], *, resuming: bool = False) -> None:
         """Run a send until it finishes or must wait; park it if it must wait."""

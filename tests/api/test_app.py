@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import socket
 import threading
 import time
 
@@ -21,6 +20,7 @@ from app.core.config import Settings
 from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
 from app.store.records import MemoryRecords
 from tests.api.client import connect, create
+from tests.services import free_port
 
 
 def test_client_and_invite_links_serve_index(client: TestClient) -> None:
@@ -91,8 +91,9 @@ def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
     config = uvicorn.Config(
         create_app(Settings(), MemoryRecords()),
         host="127.0.0.1",
-        port=_free_port(),
+        port=free_port(),
         ws="websockets-sansio",
+        ws_per_message_deflate=False,
         http="httptools",
         log_level="warning",
     )
@@ -123,9 +124,3 @@ def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
         if was_enabled:
             gc.enable()
     assert left <= 2, f"{left} abandoned HTTP protocols were kept, not collected"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

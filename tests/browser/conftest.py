@@ -9,7 +9,6 @@ history pages have something real to read.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.services import require_chromium
+from tests.services import free_port, require_chromium, uvicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -34,12 +33,6 @@ CHROMIUM_ARGS = [
 ]
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -77,7 +70,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
             check=True,
             capture_output=True,
         )
-    port = _free_port()
+    port = free_port()
     log = data / "server.log"
     # E2E_APP / E2E_APP_DIR serve another ASGI app (e.g. one registering an
     # engine before the main app does); the default is the real app.
@@ -86,22 +79,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
         app_args += ["--app-dir", os.environ["E2E_APP_DIR"]]
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                *app_args,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--ws",
-                "websockets-sansio",
-                "--ws-per-message-deflate",
-                "false",
-                "--log-level",
-                "warning",
-            ],
+            uvicorn_command(*app_args, port=port),
             cwd=ROOT,
             env=env,
             stdout=out,

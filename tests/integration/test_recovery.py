@@ -13,7 +13,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,15 +24,10 @@ import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from app.bots.posso import PossoBot
+from tests.services import free_port, uvicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Server:
@@ -44,20 +38,7 @@ class Server:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [
-                str(BIN / "uvicorn"),
-                "app.main:app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--ws",
-                "websockets-sansio",
-                "--ws-per-message-deflate",
-                "false",
-                "--log-level",
-                "warning",
-            ],
+            uvicorn_command("app.main:app", port=self.port),
             cwd=ROOT,
             env=self.env,
         )
