@@ -1,17 +1,22 @@
 """One socket's outbound side, decoupled from the room.
 
-The room never awaits a socket: it pushes already-encoded frames onto the
-connection's queue and moves on.  At the end of the event-loop tick the queue
-is flushed: each send is started right there, and almost always finishes at
-once (the transport takes the bytes).  Only a send that has to wait - the peer
-stopped reading and the transport paused - is parked, and resumed when what
-it waits on completes; until then later frames stay queued.  A peer that stops
-reading therefore fills only its own queue, and past a limit the connection is
-dropped (the client reconnects with `since` and catches up): one slow or dead
-socket can never hold up a room or the rooms around it.
+The room never awaits a socket: it hands already-encoded frames to the
+connection, which starts the send right there.  A send almost always finishes
+at once (the transport takes the bytes).  Only a send that has to wait - the
+peer stopped reading and the transport paused - is parked, and resumed when
+what it waits on completes; until then later frames stay queued.  A peer that
+stops reading therefore fills only its own queue, and past a limit the
+connection is dropped (the client reconnects with `since` and catches up): one
+slow or dead socket can never hold up a room or the rooms around it.
 
-Driving the send coroutines by hand, instead of from a writer task per socket,
-saves a task switch per frame on the hot path (see bench/load.py).
+While the room works on a socket's own message it holds that socket
+(`hold`/`release`): the change's events and view and the message's ack then
+leave together, as one frame on a batching socket.  Every other socket's
+frames go out as they are pushed, so a change reaches the table without a
+wait for the next turn of the event loop.  Driving the send coroutines by
+hand, instead of from a writer task per socket or a callback per flush, saves
+a task switch or a scheduled callback per frame on the hot path
+(bench/load.py).
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ class Connection:
         self._on_dead = on_dead
         self._queue: deque[str | tuple[int, str]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._flush_due = False
+        self._held = False
         self._parked: Coroutine[Any, Any, Any] | None = None
         self._closed_sent = False
         self.dead = False
@@ -79,7 +84,7 @@ class Connection:
             self._die()
             return
         self._queue.extend(frames)
-        self._schedule()
+        self._kick()
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with `code`; later pushes are dropped."""
@@ -87,7 +92,16 @@ class Connection:
             return
         self.closing = True
         self._queue.append((code, reason))
-        self._schedule()
+        self._kick()
+
+    def hold(self) -> None:
+        """Keep what is pushed from now on until `release` (one message's replies)."""
+        self._held = True
+
+    def release(self) -> None:
+        """Send what was held back, as one frame on a batching socket."""
+        self._held = False
+        self._kick()
 
     async def stop(self) -> None:
         """Forget the socket (it is gone, or its handler is leaving)."""
@@ -97,20 +111,15 @@ class Connection:
 
     # ----------------------------------------------------------------- sending
 
-    def _schedule(self) -> None:
-        if self._flush_due or self._parked is not None:
-            return
-        loop = self._loop or asyncio.get_running_loop()
-        self._loop = loop
-        self._flush_due = True
-        loop.call_soon(self._flush)  # after this tick: a change's frames go out together
+    def _kick(self) -> None:
+        if not self._held and self._parked is None:
+            self._flush()
 
     def _flush(self) -> None:
-        self._flush_due = False
         queue = self._queue
         while queue and self._parked is None and not self.dead:
             if self.batch and not isinstance(queue[0], tuple):
-                # a change's events, view and ack were queued together: one frame
+                # a change's events and view (and ack) were pushed together: one frame
                 texts = self._leading_frames()
                 item: str | tuple[int, str] = (
                     texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
@@ -153,8 +162,7 @@ class Connection:
             return
         self._parked = coro
         if waiting is None:  # a bare yield (sleep(0)): try again next tick
-            assert self._loop is not None
-            self._loop.call_soon(self._resume, coro)
+            (self._loop or asyncio.get_running_loop()).call_soon(self._resume, coro)
         elif hasattr(waiting, "add_done_callback"):  # an asyncio future, as a Task would see
             waiting._asyncio_future_blocking = False
             waiting.add_done_callback(lambda _f: self._resume(coro))

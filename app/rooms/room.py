@@ -251,33 +251,40 @@ class Room:
     async def connect(self, conn: Connection, since: int | None = None) -> bool:
         """Register an authenticated socket; send what it missed, or a full view."""
         async with self.lock:
-            player = self.players.get(conn.player_id)
-            if player is None or self.closed:
-                conn.close(4401, "not a member of this room")
-                return False
-            conns = self.conns.setdefault(player.player_id, [])
-            conns.append(conn)
-            self.idle_since = None
-            if since is not None and self.history_floor <= since <= self.v:
-                seat = self.game_seat.get(player.player_id)
-                for v, frames in self.history:
-                    if v > since:
-                        for to, frame in frames:
-                            if to is None or to == seat:
-                                conn.push(frame)
-            if len(conns) > 1:
-                conn.push(self._view_frame(player, conn, {}, self._timer_part()))
-                return True
-            events: list[Event] = []
-            self.away_since.pop(player.player_id, None)
-            seat = self.game_seat.get(player.player_id) if self.status == PLAYING else None
-            if seat is not None and (seat in self.auto or seat in self.forced):
-                self.auto.discard(seat)
-                self.forced.discard(seat)
-                events.append(_room_event("auto_off", seat=seat, name=player.name))
-                self._schedule()
-            self._change(events)
+            conn.hold()  # what it missed and its view, as one frame on a batching socket
+            try:
+                return self._connect(conn, since)
+            finally:
+                conn.release()
+
+    def _connect(self, conn: Connection, since: int | None) -> bool:
+        player = self.players.get(conn.player_id)
+        if player is None or self.closed:
+            conn.close(4401, "not a member of this room")
+            return False
+        conns = self.conns.setdefault(player.player_id, [])
+        conns.append(conn)
+        self.idle_since = None
+        if since is not None and self.history_floor <= since <= self.v:
+            seat = self.game_seat.get(player.player_id)
+            for v, frames in self.history:
+                if v > since:
+                    for to, frame in frames:
+                        if to is None or to == seat:
+                            conn.push(frame)
+        if len(conns) > 1:
+            conn.push(self._view_frame(player, conn, {}, self._timer_part()))
             return True
+        events: list[Event] = []
+        self.away_since.pop(player.player_id, None)
+        seat = self.game_seat.get(player.player_id) if self.status == PLAYING else None
+        if seat is not None and (seat in self.auto or seat in self.forced):
+            self.auto.discard(seat)
+            self.forced.discard(seat)
+            events.append(_room_event("auto_off", seat=seat, name=player.name))
+            self._schedule()
+        self._change(events)
+        return True
 
     async def disconnect(self, conn: Connection) -> None:
         async with self.lock:
@@ -301,31 +308,41 @@ class Room:
     async def handle(
         self, conn: Connection, msg_id: Any, kind: str, payload: dict[str, Any]
     ) -> None:
-        """Apply one client message; the reply (ack or error) goes to `conn` only."""
+        """Apply one client message; the reply (ack or error) goes to `conn`
+        only, in the same frame as what the message changed (`Connection.hold`)."""
         async with self.lock:
-            player = self.players.get(conn.player_id)
-            if player is None or self.closed:
-                self._reply_error(
-                    conn, msg_id, RoomError("not_member", "you are no longer in this room")
-                )
-                return
+            conn.hold()
             try:
-                if kind == "action":
-                    await self._client_action(player, payload)
-                else:
-                    await self._command(conn, player, payload)
-            except (RoomError, IllegalAction) as err:
-                self._reply_error(conn, msg_id, err)
-                return
-            except Exception:
-                log.exception("room %s: unexpected error on %s %r", self.code, kind, payload)
-                self._reply_error(
-                    conn,
-                    msg_id,
-                    RoomError("bad_action", "the server could not process that message"),
-                )
-                return
-            conn.push(_dumps({"re": msg_id, "ok": True, "v": self.v}).decode())
+                await self._handle(conn, msg_id, kind, payload)
+            finally:
+                conn.release()
+
+    async def _handle(
+        self, conn: Connection, msg_id: Any, kind: str, payload: dict[str, Any]
+    ) -> None:
+        player = self.players.get(conn.player_id)
+        if player is None or self.closed:
+            self._reply_error(
+                conn, msg_id, RoomError("not_member", "you are no longer in this room")
+            )
+            return
+        try:
+            if kind == "action":
+                await self._client_action(player, payload)
+            else:
+                await self._command(conn, player, payload)
+        except (RoomError, IllegalAction) as err:
+            self._reply_error(conn, msg_id, err)
+            return
+        except Exception:
+            log.exception("room %s: unexpected error on %s %r", self.code, kind, payload)
+            self._reply_error(
+                conn,
+                msg_id,
+                RoomError("bad_action", "the server could not process that message"),
+            )
+            return
+        conn.push(_dumps({"re": msg_id, "ok": True, "v": self.v}).decode())
 
     def error_frame(self, msg_id: Any, err: RoomError | IllegalAction) -> Frame:
         return _dumps({"re": msg_id, "error": err.as_dict(), "v": self.v}).decode()

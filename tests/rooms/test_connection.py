@@ -100,3 +100,52 @@ async def test_a_second_tab_gets_its_own_view() -> None:
     tab2 = await attach(room, room.players[ann.player_id], recorder)
     assert tab2.latest_view is not None and tab2.latest_view["you"]["seat"] == 0
     await room.shutdown()
+
+
+async def test_a_push_goes_out_at_once_without_waiting_for_the_loop() -> None:
+    """A change reaches every other socket as it is pushed: no turn of the
+    event loop between the room's change and the transport."""
+    sock = FakeSocket()
+    conn = Connection(sock.send_text, sock.close, batch=True)
+    conn.start()
+    conn.push_all(['{"v": 1, "event": {}}', '{"v": 1, "view": {}}'])
+    assert sock.sent == [[{"v": 1, "event": {}}, {"v": 1, "view": {}}]]
+    await conn.stop()
+
+
+async def test_a_held_socket_gets_what_was_pushed_meanwhile_as_one_frame() -> None:
+    sock = FakeSocket()
+    conn = Connection(sock.send_text, sock.close, batch=True)
+    conn.start()
+    conn.hold()
+    conn.push('{"v": 2, "view": {}}')
+    conn.push('{"re": 7, "ok": true, "v": 2}')
+    assert sock.sent == []
+    conn.release()
+    assert sock.sent == [[{"v": 2, "view": {}}, {"re": 7, "ok": True, "v": 2}]]
+    conn.release()  # nothing held: nothing more goes out
+    assert len(sock.sent) == 1
+    await conn.stop()
+
+
+async def test_frames_pushed_while_a_send_waits_follow_it_in_order() -> None:
+    """The first send parks (the peer is slow); what comes meanwhile is queued
+    and goes out, in order and together, once it completes."""
+    gate = asyncio.Event()
+    sent: list[str] = []
+
+    async def slow_send(text: str) -> None:
+        sent.append(text)
+        if len(sent) == 1:
+            await gate.wait()
+
+    conn = Connection(slow_send, FakeSocket().close, batch=True)
+    conn.start()
+    conn.push('{"v": 1}')
+    conn.push('{"v": 2}')
+    conn.push('{"v": 3}')
+    assert sent == ['{"v": 1}']
+    gate.set()
+    await settle()
+    assert sent == ['{"v": 1}', '[{"v": 2},{"v": 3}]']
+    await conn.stop()
