@@ -102,8 +102,10 @@ async def _gc_housekeeping(state: Any) -> None:
 
 
 class _SocketCounter:
-    """ASGI middleware counting WebSocket connections for `_gc_housekeeping`;
-    HTTP requests and socket messages pass straight through."""
+    """ASGI middleware, the app's outermost: counts WebSocket connections for
+    `_gc_housekeeping`, and leaves the server's own `send` in a socket's scope
+    for the room socket's hot path (app.api.ws `_sender`).  HTTP requests and
+    socket messages pass straight through."""
 
     def __init__(self, app: ASGIApp, state: Any) -> None:
         self.app = app
@@ -112,6 +114,7 @@ class _SocketCounter:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             self.state.socket_sessions += 1
+            scope[ws_api.ASGI_SEND] = send
         await self.app(scope, receive, send)
 
 

@@ -4,10 +4,15 @@ by quietly testing less."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -69,3 +74,33 @@ def uvicorn_command(*app: str, port: int) -> list[str]:
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
         "--log-level", "warning",
     ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def serving(app: Any, **options: Any) -> Iterator[str]:
+    """`app` on a real uvicorn in a thread of this process, served as
+    `uvicorn_command` serves it (plus `options`): its "127.0.0.1:port"."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=free_port(),
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
+        log_level="warning",
+        **options,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            assert thread.is_alive(), "uvicorn stopped while starting"
+            time.sleep(0.02)
+        yield f"127.0.0.1:{config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -33,6 +34,8 @@ CLOSE_NO_ROOM = 4404
 CLOSE_FLOOD = 4429
 #: net refusals for rate (each accepted message takes one back) before closing
 FLOOD_STRIKES = 100
+#: where app.main's outermost middleware leaves the server's own ASGI `send`
+ASGI_SEND = "cardroom.asgi_send"
 
 
 def _error(code: str, message: str, msg_id: Any = None, v: int = 0) -> str:
@@ -66,7 +69,7 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
 
     dead = asyncio.Event()
     batch = websocket.query_params.get("batch") in ("1", "true")
-    conn = Connection(websocket.send_text, _closer(websocket), on_dead=dead.set, batch=batch)
+    conn = Connection(_sender(websocket), _closer(websocket), on_dead=dead.set, batch=batch)
     conn.player_id = player.player_id
     conn.start()
     idle = asyncio.Event()
@@ -94,6 +97,26 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(dead.wait(), timeout=2.0)
             await conn.stop()
+
+
+def _sender(websocket: WebSocket) -> Callable[[str], Awaitable[None]]:
+    """How the connection sends a frame: straight through the server's ASGI
+    `send` when app.main left it in the scope, else Starlette's `send_text`.
+
+    Starlette's path wraps each frame in two more coroutines (its state check
+    and its exception handler's wrapper), and four frames go out per move:
+    the room's Connection already tracks its socket's state (a failed send
+    kills it, a close is its last frame), so the checks only cost time.  The
+    server's own refusals - a send after the close, a peer that is gone -
+    still raise, and the Connection drops the socket as before."""
+    send = websocket.scope.get(ASGI_SEND)
+    if send is None:
+        return websocket.send_text
+
+    def send_text(text: str) -> Awaitable[None]:
+        return send({"type": "websocket.send", "text": text})  # type: ignore[no-any-return]
+
+    return send_text
 
 
 def _closer(websocket: WebSocket) -> Any:

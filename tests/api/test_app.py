@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import threading
 import time
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect as ws_connect
@@ -20,7 +18,7 @@ from app.core.config import Settings
 from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
 from app.store.records import MemoryRecords
 from tests.api.client import connect, create
-from tests.services import free_port
+from tests.services import serving
 
 
 def test_client_and_invite_links_serve_index(client: TestClient) -> None:
@@ -88,37 +86,21 @@ def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
     socket ever opened - to a room or to no route at all - would stay in memory
     until the next full sweep: a flood of connections would grow the heap."""
     monkeypatch.setattr(main, "GC_FREEZE_EVERY", 0.05)
-    config = uvicorn.Config(
-        create_app(Settings(), MemoryRecords()),
-        host="127.0.0.1",
-        port=free_port(),
-        ws="websockets-sansio",
-        ws_per_message_deflate=False,
-        http="httptools",
-        log_level="warning",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    app = create_app(Settings(), MemoryRecords())
     was_enabled = gc.isenabled()
     gc.disable()  # only the app's own collections run, so only they can pass this
     try:
-        thread.start()
-        base = f"127.0.0.1:{config.port}"
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
-        room = httpx.post(f"http://{base}/api/rooms", json={"game": "bigtwo", "name": "Ann"})
-        ticket = room.json()
-        for _ in range(10):
-            with ws_connect(f"ws://{base}/ws/rooms/{ticket['code']}?token={ticket['token']}") as ws:
-                ws.recv()
-            with contextlib.suppress(Exception), ws_connect(f"ws://{base}/ws/nowhere") as ws:
-                ws.recv()
-        time.sleep(0.3)  # a few housekeeping rounds
+        with serving(app, http="httptools") as base:
+            room = httpx.post(f"http://{base}/api/rooms", json={"game": "bigtwo", "name": "Ann"})
+            ticket = room.json()
+            for _ in range(10):
+                url = f"ws://{base}/ws/rooms/{ticket['code']}?token={ticket['token']}"
+                with ws_connect(url) as ws:
+                    ws.recv()
+                with contextlib.suppress(Exception), ws_connect(f"ws://{base}/ws/nowhere") as ws:
+                    ws.recv()
+            time.sleep(0.3)  # a few housekeeping rounds
     finally:
-        server.should_exit = True
-        thread.join(10)
         gc.unfreeze()  # what was frozen is countable again
         left = sum(type(o) is HttpToolsProtocol for o in gc.get_objects())
         if was_enabled:

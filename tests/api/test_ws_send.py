@@ -1,0 +1,127 @@
+"""How the room socket's frames reach the server: through the server's own
+ASGI `send` (app.main leaves it in the scope), past Starlette's per-frame
+checks; and what happens when that send fails because the peer is gone."""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocket
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as ws_connect
+
+from app.api import ws as ws_api
+from app.core.config import Settings
+from app.main import create_app
+from app.store.records import MemoryRecords
+from tests.api.client import connect, create
+from tests.services import serving
+
+pytestmark = pytest.mark.timeout(60)
+
+FAST = {"bot_delay": 0}
+
+
+def test_room_frames_skip_starlettes_send(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starlette's `WebSocket.send` sees the accept and nothing after it: every
+    frame of a whole game goes straight to the server's send."""
+    through_starlette: list[str] = []
+    original = WebSocket.send
+
+    async def counting(self: WebSocket, message: Any) -> None:
+        through_starlette.append(message["type"])
+        await original(self, message)
+
+    monkeypatch.setattr(WebSocket, "send", counting)
+    t = create(client, "tiny", settings=FAST)
+    with connect(client, t["code"], t["token"]) as ann:
+        ann.recv()
+        ann.ok(ann.cmd("add_bot"))
+        ann.ok(ann.cmd("start"))
+        assert len(ann.frames) > 3
+    assert through_starlette == ["websocket.accept"]
+
+
+async def test_without_the_servers_send_frames_go_through_starlette() -> None:
+    sent: list[str] = []
+
+    class Plain:
+        def __init__(self) -> None:
+            self.scope: dict[str, Any] = {}
+
+        async def send_text(self, text: str) -> None:
+            sent.append(text)
+
+    await ws_api._sender(Plain())("hello")  # type: ignore[arg-type]
+    assert sent == ["hello"]
+
+
+async def test_with_the_servers_send_a_frame_is_one_asgi_message() -> None:
+    messages: list[dict[str, Any]] = []
+
+    async def asgi_send(message: dict[str, Any]) -> None:
+        messages.append(message)
+
+    class Raw:
+        def __init__(self) -> None:
+            self.scope = {ws_api.ASGI_SEND: asgi_send}
+
+    await ws_api._sender(Raw())("hello")  # type: ignore[arg-type]
+    assert messages == [{"type": "websocket.send", "text": "hello"}]
+
+
+# ---------------------------------------------------------------- real server
+
+
+def _until(ws: ClientConnection, pred: Any) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        frame = orjson.loads(ws.recv(timeout=10))
+        for msg in frame if isinstance(frame, list) else [frame]:
+            if pred(msg):
+                return dict(msg)
+    raise AssertionError("expected message never came")
+
+
+def test_a_peer_that_vanishes_is_dropped_and_the_table_plays_on() -> None:
+    """Ann's connection is cut without a close frame; the next change fails to
+    reach her socket through the server's send.  Bob keeps playing, sees Ann
+    disconnected, and Ann comes back to the same seat."""
+    with serving(create_app(Settings(), MemoryRecords())) as base:
+        ann_t = httpx.post(
+            f"http://{base}/api/rooms", json={"game": "bigtwo", "name": "Ann", "settings": FAST}
+        ).json()
+        code = ann_t["code"]
+        bob_t = httpx.post(f"http://{base}/api/rooms/{code}/join", json={"name": "Bob"}).json()
+        url = f"ws://{base}/ws/rooms/{code}?batch=1&token="
+        with ws_connect(url + ann_t["token"]) as ann, ws_connect(url + bob_t["token"]) as bob:
+            _until(ann, lambda m: "view" in m)
+            _until(bob, lambda m: "view" in m)
+            ann.send(orjson.dumps({"id": 1, "cmd": {"type": "add_bot"}}).decode())
+            ann.send(orjson.dumps({"id": 2, "cmd": {"type": "add_bot"}}).decode())
+            ann.send(orjson.dumps({"id": 3, "cmd": {"type": "start"}}).decode())
+            _until(ann, lambda m: m.get("re") == 3)
+            ann.socket.shutdown(socket.SHUT_RDWR)  # gone, without a goodbye
+            ann.socket.close()
+            bob.send(
+                orjson.dumps({"id": 1, "cmd": {"type": "chat", "text": "still here?"}}).decode()
+            )
+            _until(bob, lambda m: m.get("event", {}).get("text") == "still here?")
+
+            def ann_away(m: dict[str, Any]) -> bool:
+                room = m.get("view", {}).get("room")
+                return room is not None and room["seats"][0]["connected"] is False
+
+            bob.send(orjson.dumps({"id": 2, "cmd": {"type": "resync"}}).decode())
+            _until(bob, ann_away)
+            with ws_connect(url + ann_t["token"]) as again:
+                view = _until(again, lambda m: "view" in m)["view"]
+                assert view["you"]["seat"] == 0 and len(view["game"]["hand"]) == 13
