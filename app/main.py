@@ -103,9 +103,9 @@ async def _gc_housekeeping(state: Any) -> None:
 
 class _SocketCounter:
     """ASGI middleware, the app's outermost: counts WebSocket connections for
-    `_gc_housekeeping`, and leaves the server's own `send` in a socket's scope
-    for the room socket's hot path (app.api.ws `_sender`).  HTTP requests and
-    socket messages pass straight through."""
+    `_gc_housekeeping`, and leaves the server's own `send` and `receive` in a
+    socket's scope for the room socket's hot path (app.api.ws `_sender`).
+    HTTP requests and socket messages pass straight through."""
 
     def __init__(self, app: ASGIApp, state: Any) -> None:
         self.app = app
@@ -115,6 +115,7 @@ class _SocketCounter:
         if scope["type"] == "websocket":
             self.state.socket_sessions += 1
             scope[ws_api.ASGI_SEND] = send
+            scope[ws_api.ASGI_RECEIVE] = receive
         await self.app(scope, receive, send)
 
 

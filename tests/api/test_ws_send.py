@@ -50,6 +50,28 @@ def test_room_frames_skip_starlettes_send(
     assert through_starlette == ["websocket.accept"]
 
 
+def test_room_messages_skip_starlettes_receive(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader takes each message from the server's own receive; Starlette's
+    `WebSocket.receive` sees only the connect."""
+    through_starlette: list[str] = []
+    original = WebSocket.receive
+
+    async def counting(self: WebSocket) -> Any:
+        message = await original(self)
+        through_starlette.append(message["type"])
+        return message
+
+    monkeypatch.setattr(WebSocket, "receive", counting)
+    t = create(client, "tiny", settings=FAST)
+    with connect(client, t["code"], t["token"]) as ann:
+        ann.recv()
+        ann.ok(ann.cmd("add_bot"))
+        ann.ok(ann.cmd("start"))
+    assert through_starlette == ["websocket.connect"]
+
+
 async def test_without_the_servers_send_frames_go_through_starlette() -> None:
     sent: list[str] = []
 
