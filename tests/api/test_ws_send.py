@@ -28,48 +28,33 @@ pytestmark = pytest.mark.timeout(60)
 FAST = {"bot_delay": 0}
 
 
-def test_room_frames_skip_starlettes_send(
+def test_room_traffic_skips_starlettes_send_and_receive(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Starlette's `WebSocket.send` sees the accept and nothing after it: every
-    frame of a whole game goes straight to the server's send."""
-    through_starlette: list[str] = []
-    original = WebSocket.send
+    """Starlette's `WebSocket.send` sees the accept and its `receive` the
+    connect, and nothing after: every frame of a game goes straight to the
+    server's send, every message comes from the server's receive."""
+    seen: list[str] = []
+    send, receive = WebSocket.send, WebSocket.receive
 
-    async def counting(self: WebSocket, message: Any) -> None:
-        through_starlette.append(message["type"])
-        await original(self, message)
+    async def counting_send(self: WebSocket, message: Any) -> None:
+        seen.append(message["type"])
+        await send(self, message)
 
-    monkeypatch.setattr(WebSocket, "send", counting)
+    async def counting_receive(self: WebSocket) -> Any:
+        message = await receive(self)
+        seen.append(message["type"])
+        return message
+
+    monkeypatch.setattr(WebSocket, "send", counting_send)
+    monkeypatch.setattr(WebSocket, "receive", counting_receive)
     t = create(client, "tiny", settings=FAST)
     with connect(client, t["code"], t["token"]) as ann:
         ann.recv()
         ann.ok(ann.cmd("add_bot"))
         ann.ok(ann.cmd("start"))
         assert len(ann.frames) > 3
-    assert through_starlette == ["websocket.accept"]
-
-
-def test_room_messages_skip_starlettes_receive(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The reader takes each message from the server's own receive; Starlette's
-    `WebSocket.receive` sees only the connect."""
-    through_starlette: list[str] = []
-    original = WebSocket.receive
-
-    async def counting(self: WebSocket) -> Any:
-        message = await original(self)
-        through_starlette.append(message["type"])
-        return message
-
-    monkeypatch.setattr(WebSocket, "receive", counting)
-    t = create(client, "tiny", settings=FAST)
-    with connect(client, t["code"], t["token"]) as ann:
-        ann.recv()
-        ann.ok(ann.cmd("add_bot"))
-        ann.ok(ann.cmd("start"))
-    assert through_starlette == ["websocket.connect"]
+    assert seen == ["websocket.connect", "websocket.accept"]
 
 
 async def test_without_the_servers_send_frames_go_through_starlette() -> None:
