@@ -76,9 +76,12 @@ class Connection:
         self.push_all((frame,))
 
     def push_all(self, frames: Sequence[str]) -> None:
-        """Queue encoded frames, in order; never blocks."""
+        """Send encoded frames, in order, or queue them; never blocks."""
         if self.dead or self.closing or not frames:
             return
+        if not self._queue and not self._held and self._parked is None and self.batch:
+            self._step(self._send_text(_one_frame(frames)))  # type: ignore[arg-type]
+            return  # the usual case: nothing waiting, so nothing to queue
         if len(self._queue) + len(frames) > self._max_queue:
             log.info("dropping a socket that fell %d frames behind", len(self._queue))
             self._die()
@@ -120,10 +123,7 @@ class Connection:
         while queue and self._parked is None and not self.dead:
             if self.batch and not isinstance(queue[0], tuple):
                 # a change's events and view (and ack) were pushed together: one frame
-                texts = self._leading_frames()
-                item: str | tuple[int, str] = (
-                    texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
-                )
+                item: str | tuple[int, str] = _one_frame(self._leading_frames())
             else:
                 item = queue.popleft()
             if isinstance(item, tuple):
@@ -193,3 +193,8 @@ class Connection:
         self._abandon()
         if self._on_dead is not None:
             self._on_dead()
+
+
+def _one_frame(texts: Sequence[str]) -> str:
+    """A batching socket's frame: one message as itself, several as an array."""
+    return texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
