@@ -21,6 +21,15 @@ and the summary reports medians (see `parent_main`).
 The card room stores every action in a freshly migrated SQLite file before
 sending its views, as `make run` does (BENCH_DATABASE_URL names another
 database, e.g. PostgreSQL).
+
+Timings on a shared VM swing by a quarter from minute to minute, which hides
+a change worth a few percent.  `--callgrind` runs each server under valgrind's
+callgrind instead, zeroes its counters as the measured window opens and dumps
+them as it closes, and prints the instructions the server spent per action:
+the same code gives the same figure to within about 2%, so two versions can
+be compared in one run each (slowly: under valgrind a server makes about 150
+actions a second, so use few rooms, e.g. `--rooms 20 --modes saturation
+--servers batched --warmup 30 --duration 30`).
 """
 
 from __future__ import annotations
@@ -375,11 +384,15 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(args.warmup)
     server = psutil.Process(args.server_pid)
     me = psutil.Process()
+    if args.callgrind:  # count the server's instructions over the window only
+        subprocess.run(["callgrind_control", "-z", str(args.server_pid)], capture_output=True)
     c0, m0, t0 = server.cpu_times(), me.cpu_times(), time.perf_counter()
     stats.measuring = True
     await asyncio.sleep(args.duration)
     stats.measuring = False
     c1, m1, t1 = server.cpu_times(), me.cpu_times(), time.perf_counter()
+    if args.callgrind:
+        subprocess.run(["callgrind_control", "-d", str(args.server_pid)], capture_output=True)
     rss = server.memory_info().rss
     stop.set()
     for t in tasks:
@@ -394,6 +407,7 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
         "server": args.server,
         "rooms": args.rooms,
         "mode": args.mode,
+        "actions": stats.actions,
         "actions_per_s": round(stats.actions / wall, 1),
         "changes_per_s": round(stats.changes / wall, 1),
         "p50_ms": pct(0.50),
@@ -426,7 +440,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start_server(kind: str, port: int) -> subprocess.Popen[bytes]:
+def _start_server(kind: str, port: int, callgrind: Path | None = None) -> subprocess.Popen[bytes]:
     target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
     cmd = [
         PYTHON, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port),
@@ -447,8 +461,10 @@ def _start_server(kind: str, port: int) -> subprocess.Popen[bytes]:
             [PYTHON, "-m", "alembic", "upgrade", "head"],
             cwd=ROOT, env=env, check=True, capture_output=True,
         )  # fmt: skip
+    if callgrind is not None:
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind}.%p", *cmd]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
-    deadline = time.time() + 30
+    deadline = time.time() + (600 if callgrind is not None else 30)
     while time.time() < deadline:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
@@ -466,9 +482,11 @@ def _run_client(
         PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
         "--server-pid", str(pid), "--rooms", str(rooms), "--mode", mode,
         "--duration", str(args.duration), "--warmup", str(args.warmup), "--game", args.game,
+        *(["--callgrind"] if args.callgrind else []),
     ]  # fmt: skip
+    slack = 3600 if args.callgrind else 300  # under valgrind, setting up rooms takes minutes
     out = subprocess.run(
-        cmd, cwd=ROOT, capture_output=True, text=True, timeout=args.duration * 10 + 300
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=args.duration * 10 + slack
     )
     if out.returncode != 0:
         raise RuntimeError(f"client failed: {out.stderr[-2000:]}")
@@ -479,15 +497,31 @@ def _run_client(
 
 def _one_run(kind: str, n: int, mode: str, args: argparse.Namespace) -> dict[str, Any]:
     port = _free_port()
-    proc = _start_server(kind, port)
+    callgrind = (
+        Path(tempfile.mkdtemp(prefix="cardroom-callgrind-")) / "server" if args.callgrind else None
+    )
+    proc = _start_server(kind, port, callgrind)
     try:
-        return _run_client(kind, port, proc.pid, n, mode, args)
+        result = _run_client(kind, port, proc.pid, n, mode, args)
+        if callgrind is not None:
+            result["instructions_per_action"] = _instructions(callgrind, proc.pid, result)
+        return result
     finally:
         proc.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(10)
         if proc.poll() is None:
             proc.kill()
+
+
+def _instructions(out: Path, pid: int, result: dict[str, Any]) -> float:
+    """The server's instructions per action over the measured window, from the
+    dump the client asked for at its end (the counters were zeroed at its start)."""
+    dump = Path(f"{out}.{pid}.1")
+    for line in dump.read_text(errors="replace").splitlines():
+        if line.startswith("summary:"):
+            return round(int(line.split()[1]) / max(1, result["actions"]))
+    raise RuntimeError(f"no summary in {dump}")
 
 
 def _median(xs: list[float]) -> float:
@@ -554,6 +588,14 @@ def parent_main(args: argparse.Namespace) -> None:
                     f"{kind} paced at {n} rooms: p99 {_median(p99)} ms (median of "
                     f"{len(p99)}: {', '.join(str(x) for x in p99)}; target < 50 ms)"
                 )
+        if args.callgrind:
+            for kind in kinds:
+                ir = [r["instructions_per_action"] for r in runs(kind, modes[-1])]
+                print(
+                    f"{kind} at {n} rooms ({modes[-1]}, under callgrind): "
+                    f"{_median(ir):,.0f} instructions per action "
+                    f"(median of {len(ir)}: {', '.join(f'{x:,.0f}' for x in ir)})"
+                )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 
@@ -597,6 +639,13 @@ def main() -> None:
     )
     ap.add_argument("--game", default="bigtwo")
     ap.add_argument("--json", default="", help="also write the results here")
+    ap.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="run each server under valgrind's callgrind and print the instructions it "
+        "spends per action: a figure that, unlike time on a shared machine, repeats from "
+        "run to run (for comparing two versions of the code; its times mean nothing)",
+    )
     # client mode (internal)
     ap.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--server", default="real", help=argparse.SUPPRESS)
