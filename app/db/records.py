@@ -224,14 +224,16 @@ class DbRecords:
         if not added:
             await self._refuse_append(game_id, seq)
 
-    async def _enqueue(self, job: _Append | _Call) -> Any:
-        """Queue one write for the writer's next transaction; its outcome once committed."""
+    def _enqueue(self, job: _Append | _Call) -> asyncio.Future[Any]:
+        """Queue one write for the writer's next transaction: a future of its
+        outcome once committed (a plain function, so that the caller awaits the
+        future itself, with no coroutine between it and the committer)."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
         self._waiting.append((job, done))
         if self._committer is None or self._committer.done():
             self._committer = loop.create_task(self._commit_waiting())
-        return await done
+        return done
 
     async def _commit_waiting(self) -> None:
         """Commit everything queued, batch after batch, until nothing waits."""
