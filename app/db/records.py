@@ -1,10 +1,13 @@
 """`DbRecords`: the rooms' `Records` (app/store/records.py) over SQLite or PostgreSQL.
 
 Every write has committed before its method returns, so the room's rule
-"store, then broadcast" means what it says.  `append_action`, the hot path, is
-a single INSERT: it adds action `seq` only if action `seq - 1` is already
-there, and the primary key refuses a second `seq`; together they keep each
-game's log gap-free and in order without a read before the write.  The other
+"store, then broadcast" means what it says.  `append_action`, the hot path,
+adds action `seq` only if action `seq - 1` is already there, and the primary
+key refuses a second `seq`; together they keep each game's log gap-free and in
+order.  On PostgreSQL (and in SQLite's row-by-row replay) the first rule is
+part of the INSERT itself (`_NEXT`, `_PG_APPENDS`); SQLite's batches check it
+with one query per batch under their write lock (app/db/sqlite_appends.py),
+because that form of INSERT costs SQLite a temporary table per row.  The other
 writes (a room saved, a game started or finished, a score-sheet hand) are the
 functions of app/db/writes.py, one body for both backends.
 
@@ -132,13 +135,11 @@ class DbRecords:
         self._writer_thread = (
             ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer") if self._writer else None
         )
-        self._fast = (
-            FastAppends(self._writer, _FIRST_MANY, _NEXT_MANY, _actions) if self._writer else None
-        )
+        self._fast = FastAppends(self._writer, _FIRST_MANY, _actions) if self._writer else None
         #: appends committed on the event loop itself, where a commit does not
         #: wait for the disk (synchronous NORMAL or OFF): see `_commit_waiting`
         self._inline = (
-            FastAppends(self._writer, _FIRST_MANY, _NEXT_MANY, _actions, inline=True)
+            FastAppends(self._writer, _FIRST_MANY, _actions, inline=True)
             if self._writer and sqlite_sync_level(engine) in ("OFF", "NORMAL")
             else None
         )

@@ -549,3 +549,45 @@ async def test_a_database_told_to_flush_every_commit_writes_from_the_thread(db_u
         assert live["ABC234"].actions == [(0, {"type": "x"}), (1, {"type": "y"})]
     finally:
         await records.close()
+
+
+async def test_a_batch_over_more_games_than_one_lookup_covers_keeps_every_log_in_order(
+    records: DbRecords, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite checks a batch's order with one lookup of each game's last action
+    per 512 games; a batch of 600 games' next actions goes in whole, without
+    the row-by-row replay, and a gap in one game's log is refused without
+    taking the others down."""
+    replays: list[int] = []
+    replay = DbRecords._write_each
+
+    def counted(self: DbRecords, jobs: list[Any]) -> list[tuple[bool, Any]]:
+        replays.append(len(jobs))
+        return replay(self, jobs)
+
+    monkeypatch.setattr(DbRecords, "_write_each", counted)
+    await records.save_room(room())
+    games = [await records.start_game("ABC234", "posso", {}, g, ["p0", "p1"]) for g in range(600)]
+    await asyncio.gather(*(records.append_action(g, 0, 0, {"type": "x"}) for g in games))
+    await asyncio.gather(*(records.append_action(g, 1, 1, {"type": "y"}) for g in games))
+    assert replays == []  # in order: the batch went in as it was
+    outcomes = await asyncio.gather(
+        *(records.append_action(g, 2, 0, {"type": "z"}) for g in games[:-1]),
+        records.append_action(games[-1], 3, 0, {"type": "gap"}),
+        return_exceptions=True,
+    )
+    assert outcomes[:-1] == [None] * 599
+    assert isinstance(outcomes[-1], ValueError) and "out of order" in str(outcomes[-1])
+    async with records.engine.connect() as conn:
+        rows = (
+            await conn.execute(
+                select(ActionRow.game_id, ActionRow.action).order_by(
+                    ActionRow.game_id, ActionRow.seq
+                )
+            )
+        ).all()
+    logs: dict[int, list[str]] = {}
+    for game_id, action in rows:
+        logs.setdefault(game_id, []).append(action["type"])
+    assert all(logs[g] == ["x", "y", "z"] for g in games[:-1])
+    assert logs[games[-1]] == ["x", "y"]
