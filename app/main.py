@@ -84,7 +84,7 @@ async def _gc_housekeeping(state: Any) -> None:
     With young passes this rare, a freeze would catch those before any pass
     did, and a flood of connections would grow the heap until the next sweep.
     So a second in which sockets opened (`state.socket_sessions`, counted by
-    `_SocketCounter` whatever their path) ends with a young collection before
+    `_SocketScope` whatever their path) ends with a young collection before
     its freeze: a cost paid for churn, never during steady play."""
     last_sweep = time.monotonic()
     sessions_seen = state.socket_sessions
@@ -101,7 +101,7 @@ async def _gc_housekeeping(state: Any) -> None:
         gc.freeze()
 
 
-class _SocketCounter:
+class _SocketScope:
     """ASGI middleware, the app's outermost: counts WebSocket connections for
     `_gc_housekeeping`, and leaves the server's own `send` and `receive` in a
     socket's scope for the room socket's hot path (app.api.ws `_sender`).
@@ -155,7 +155,7 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
     app = FastAPI(title="Card room", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
-    app.add_middleware(_SocketCounter, state=app.state)
+    app.add_middleware(_SocketScope, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
     app.state.rooms = manager
 

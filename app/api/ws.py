@@ -73,7 +73,6 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
     batch = websocket.query_params.get("batch") in ("1", "true")
     conn = Connection(_sender(websocket), _closer(websocket), on_dead=dead.set, batch=batch)
     conn.player_id = player.player_id
-    conn.start()
     idle = asyncio.Event()
     idle.set()
     reader = asyncio.create_task(_read(websocket, conn, room, idle))
@@ -126,7 +125,7 @@ def _receiver(websocket: WebSocket) -> Callable[[], Awaitable[Any]]:
     when app.main left it in the scope (one coroutine less per message, as
     for `_sender`), else Starlette's.  Either gives the same ASGI messages."""
     receive = websocket.scope.get(ASGI_RECEIVE)
-    return websocket.receive if receive is None else receive  # type: ignore[no-any-return]
+    return websocket.receive if receive is None else receive
 
 
 def _closer(websocket: WebSocket) -> Any:

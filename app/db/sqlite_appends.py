@@ -129,7 +129,7 @@ class FastAppends:
             )
             last.update((game_id, seq) for game_id, seq in cur.fetchall() if seq is not None)
         for r in firsts:
-            last[r["game_id"]] = max(last.get(r["game_id"], 0), 0)
+            last.setdefault(r["game_id"], 0)  # already there, the primary key refuses it
         for r in nexts:
             if last.get(r["game_id"], -1) != r["seq"] - 1:
                 return False

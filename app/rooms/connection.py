@@ -56,7 +56,6 @@ class Connection:
         self._max_queue = max_queue
         self._on_dead = on_dead
         self._queue: deque[str | tuple[int, str]] = deque()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._held = False
         self._parked: Coroutine[Any, Any, Any] | None = None
         self._closed_sent = False
@@ -67,9 +66,6 @@ class Connection:
         self.batch = batch
         #: the room part this socket's last view carried (Room._view_frame)
         self.room_seen: object | None = None
-
-    def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
 
     def push(self, frame: str) -> None:
         """Queue one encoded frame; never blocks."""
@@ -162,7 +158,7 @@ class Connection:
             return
         self._parked = coro
         if waiting is None:  # a bare yield (sleep(0)): try again next tick
-            (self._loop or asyncio.get_running_loop()).call_soon(self._resume, coro)
+            asyncio.get_running_loop().call_soon(self._resume, coro)
         elif hasattr(waiting, "add_done_callback"):  # an asyncio future, as a Task would see
             waiting._asyncio_future_blocking = False
             waiting.add_done_callback(lambda _f: self._resume(coro))

@@ -121,7 +121,6 @@ async def seat_people(
 async def attach(room: Room, player: PlayerRecord, recorder: Recorder) -> RecordingConnection:
     conn = RecordingConnection(room, recorder, FakeSocket())
     conn.player_id = player.player_id
-    conn.start()
     await room.connect(conn)
     return conn
 

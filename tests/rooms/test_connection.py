@@ -46,7 +46,6 @@ async def test_a_stuck_socket_is_dropped_and_the_room_plays_on() -> None:
     gone: list[bool] = []
     slow = Connection(stuck.send_text, stuck.close, max_queue=8, on_dead=lambda: gone.append(True))
     slow.player_id = player.player_id
-    slow.start()
     await room.connect(slow)
     await room.handle(conns[0], 1, "cmd", {"type": "start"})
     await drive(room, conns, random.Random(1))
@@ -71,7 +70,6 @@ async def test_a_failing_send_kills_only_that_connection() -> None:
     gone: list[bool] = []
     conn = Connection(broken.send_text, broken.close, on_dead=lambda: gone.append(True))
     conn.player_id = player.player_id
-    conn.start()
     await room.connect(conn)
     await settle()
     assert conn.dead and gone == [True]
@@ -84,7 +82,6 @@ async def test_a_failing_send_kills_only_that_connection() -> None:
 async def test_close_sends_what_is_queued_first() -> None:
     sock = FakeSocket()
     conn = Connection(sock.send_text, sock.close)
-    conn.start()
     conn.push('{"v": 1}')
     conn.close(4403, "kicked")
     conn.push('{"v": 2}')  # after close: dropped
@@ -107,7 +104,6 @@ async def test_a_push_goes_out_at_once_without_waiting_for_the_loop() -> None:
     event loop between the room's change and the transport."""
     sock = FakeSocket()
     conn = Connection(sock.send_text, sock.close, batch=True)
-    conn.start()
     conn.push_all(['{"v": 1, "event": {}}', '{"v": 1, "view": {}}'])
     assert sock.sent == [[{"v": 1, "event": {}}, {"v": 1, "view": {}}]]
     await conn.stop()
@@ -116,7 +112,6 @@ async def test_a_push_goes_out_at_once_without_waiting_for_the_loop() -> None:
 async def test_a_held_socket_gets_what_was_pushed_meanwhile_as_one_frame() -> None:
     sock = FakeSocket()
     conn = Connection(sock.send_text, sock.close, batch=True)
-    conn.start()
     conn.hold()
     conn.push('{"v": 2, "view": {}}')
     conn.push('{"re": 7, "ok": true, "v": 2}')
@@ -140,7 +135,6 @@ async def test_frames_pushed_while_a_send_waits_follow_it_in_order() -> None:
             await gate.wait()
 
     conn = Connection(slow_send, FakeSocket().close, batch=True)
-    conn.start()
     conn.push('{"v": 1}')
     conn.push('{"v": 2}')
     conn.push('{"v": 3}')

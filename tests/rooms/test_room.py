@@ -246,7 +246,6 @@ async def test_resume_replays_only_what_was_addressed_to_that_seat() -> None:
         assert room.seq == i + 1
     back = RecordingConnection(room, Recorder(), FakeSocket())
     back.player_id = bob.player_id
-    back.start()
     await room.connect(back, since)
     msgs = [f.msg for f in back.recorder.frames]
     events = [m for m in msgs if "event" in m]
@@ -268,7 +267,6 @@ async def test_history_is_bounded() -> None:
     # a client further behind than the history gets just a full view
     late = RecordingConnection(room, Recorder(), FakeSocket())
     late.player_id = ann.player_id
-    late.start()
     await room.connect(late, 1)
     assert [("view" in f.msg) for f in late.recorder.frames] == [True]
     await room.shutdown()
