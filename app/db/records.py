@@ -146,6 +146,8 @@ class DbRecords:
         self._opening: asyncio.Future[None] | None = None
         self._checkpointed = time.monotonic()
         self._checkpointing: asyncio.Future[None] | None = None
+        #: what the writes of app/db/writes.py need not ask the database again
+        self._known = writes.KnownRows()
         #: writes waiting for the next batch (SQLite: any write; PostgreSQL: appends)
         self._waiting: list[tuple[_Append | _Call, asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
@@ -177,13 +179,15 @@ class DbRecords:
     # -- rooms, games and results ---------------------------------------------
 
     async def save_room(self, room: RoomRecord) -> None:
-        await self._write(writes.save_room, room)
+        await self._write(writes.save_room, self._known, room)
 
     async def start_game(
         self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
     ) -> int:
         return int(
-            await self._write(writes.start_game, room_code, game, dict(options), seed, list(seats))
+            await self._write(
+                writes.start_game, self._known, room_code, game, dict(options), seed, list(seats)
+            )
         )
 
     async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
@@ -196,9 +200,13 @@ class DbRecords:
         """Run one of app/db/writes.py in a transaction of its own (PostgreSQL,
         in-memory SQLite) or in the SQLite writer's next group commit."""
         if self._writer is None:
-            async with self.writing(), self.engine.begin() as conn:
-                return await conn.run_sync(fn, *args)
-        return await self._enqueue(_Call(fn, args))
+            try:
+                async with self.writing(), self.engine.begin() as conn:
+                    return await conn.run_sync(fn, *args)
+            except BaseException:
+                self._known.clear()  # it may have learnt what the rollback undid
+                raise
+        return await self._enqueue(_Call(fn, args, self._known.clear))
 
     # -- the hot path ----------------------------------------------------------
 
@@ -256,6 +264,7 @@ class DbRecords:
                             )
                         )
             except Exception as err:  # the transaction failed: nothing of it is stored
+                self._known.clear()
                 for _, done in batch:
                     if not done.done():
                         done.set_exception(err)
@@ -493,6 +502,8 @@ class _Call:
 
     fn: Callable[..., Any]
     args: tuple[Any, ...]
+    #: run when the write is undone (its savepoint rolled back)
+    undone: Callable[[], None]
 
 
 def _by_statement(appends: list[_Append]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -550,13 +561,18 @@ def _write_together(
 
 
 def _call(conn: Connection, job: _Call) -> tuple[bool, Any]:
-    """Run one write inside a savepoint: (True, its result) or (False, its error)."""
-    conn.exec_driver_sql("SAVEPOINT job")
+    """Run one write inside a savepoint: (True, its result) or (False, its error).
+    The savepoint statements go to the driver directly: through SQLAlchemy's
+    execution machinery they cost as much as the write they frame."""
+    driver = conn.connection.dbapi_connection
+    assert driver is not None
+    driver.execute("SAVEPOINT job").close()
     try:
         value = job.fn(conn, *job.args)
     except Exception as err:
-        conn.exec_driver_sql("ROLLBACK TO job")
-        conn.exec_driver_sql("RELEASE job")
+        driver.execute("ROLLBACK TO job").close()
+        driver.execute("RELEASE job").close()
+        job.undone()
         return False, err
-    conn.exec_driver_sql("RELEASE job")
+    driver.execute("RELEASE job").close()
     return True, value

@@ -16,10 +16,19 @@ as SQLAlchemy derives a cache key for each new statement object.
 
 None of them commits: the caller owns the transaction, so a function that
 raises leaves nothing behind.
+
+A game's start and end were still about nine statements, a twentieth of a
+busy server's CPU (bench/load.py, a hundred rooms at saturation), most of
+them asking what this process already knew: the open room's row, its
+players' rows, whether its occupants had changed.  `KnownRows` remembers
+those answers, so that a rematch costs the two inserts it needs and a
+finished game the two updates.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
@@ -106,9 +115,41 @@ _INSERT_HAND = insert(_hands)
 _INSERT_LINES = insert(_lines)
 
 
-def save_room(conn: Connection, room: RoomRecord) -> None:
+@dataclass
+class KnownRows:
+    """Row ids and occupants as this process's own writes left them: a cache
+    of answers the writes would otherwise ask the database for.
+
+    Only this process writes a room it serves (accounts only ever fill in a
+    player's account id, which a save never erases), so what it wrote is what
+    is there, as long as the write committed.  A write records what it learns
+    as it goes, before its transaction ends, so whoever runs it must `clear()`
+    this when a write or its transaction fails; a cleared cache costs a few
+    queries, never a wrong row."""
+
+    #: the open room's row id, by code
+    rooms: dict[str, int] = field(default_factory=dict)
+    #: by room row: its occupants as last written (compared on the next save)
+    occupants: dict[int, tuple[PlayerRecord, ...]] = field(default_factory=dict)
+    #: by room row: each seated player's row id and name, as `start_game` needs them
+    seated: dict[int, dict[str, tuple[int, str | None]]] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.rooms.clear()
+        self.occupants.clear()
+        self.seated.clear()
+
+    def forget_room(self, code: str, room_id: int) -> None:
+        self.rooms.pop(code, None)
+        self.occupants.pop(room_id, None)
+        self.seated.pop(room_id, None)
+
+
+def save_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:
     """Insert or update the room and its occupants."""
-    room_id = _room_for_save(conn, room.code, room.closed)
+    room_id = known.rooms.get(room.code)
+    if room_id is None:
+        room_id = _room_for_save(conn, room.code, room.closed)
     values = {
         "game": room.game,
         "options": dict(room.options),
@@ -124,11 +165,22 @@ def save_room(conn: Connection, room: RoomRecord) -> None:
         conn.execute(
             _UPDATE_ROOM, {"row_id": room_id, **{f"new_{k}": v for k, v in values.items()}}
         )
+    if room.closed:
+        _save_players(conn, room_id, room.players)
+        known.forget_room(room.code, room_id)
+        return
+    known.rooms[room.code] = room_id
+    if known.occupants.get(room_id) == tuple(room.players):
+        return
+    known.occupants.pop(room_id, None)
+    known.seated.pop(room_id, None)
     _save_players(conn, room_id, room.players)
+    known.occupants[room_id] = tuple(dataclasses.replace(p) for p in room.players)
 
 
 def start_game(
     conn: Connection,
+    known: KnownRows,
     room_code: str,
     game: str,
     options: dict[str, Any],
@@ -136,14 +188,22 @@ def start_game(
     seats: list[str],
 ) -> int:
     """A new game row and who sits where; returns the game's id."""
-    room_id = _open_room(conn, room_code)
+    room_id = known.rooms.get(room_code)
     if room_id is None:
-        raise ValueError(f"no open room {room_code!r}: save the room before its game")
-    found = conn.execute(_SEATED, {"room_id": room_id, "player_ids": list(seats)})
-    by_pid: dict[str, tuple[int, str | None]] = {pid: (ref, name) for pid, ref, name in found}
-    for pid in seats:
-        if pid not in by_pid:
-            by_pid[pid] = (_placeholder(conn, room_id, pid), None)
+        room_id = _open_room(conn, room_code)
+        if room_id is None:
+            raise ValueError(f"no open room {room_code!r}: save the room before its game")
+        known.rooms[room_code] = room_id
+    by_pid = known.seated.get(room_id)
+    if by_pid is None or any(pid not in by_pid for pid in seats):
+        found = conn.execute(_SEATED, {"room_id": room_id, "player_ids": list(seats)})
+        by_pid = {pid: (ref, name) for pid, ref, name in found}
+        if all(pid in by_pid for pid in seats):
+            known.seated[room_id] = by_pid
+        for pid in seats:
+            if pid not in by_pid:  # not remembered: the room's next save names it
+                by_pid[pid] = (_placeholder(conn, room_id, pid), None)
+                known.occupants.pop(room_id, None)  # a row its last save did not write
     game_id = int(
         conn.execute(
             _INSERT_GAME,

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from app.db.history import game_info
 from app.db.models import Account, ActionRow, GameRow, GameSeat, Player, ScoreHand, ScoreLine
@@ -188,6 +188,9 @@ async def test_a_code_used_again_after_closing_is_a_new_room(records: DbRecords)
             select(func.count()).select_from(GameSeat).where(GameSeat.game_id == old)
         )
     assert seats == 3  # the old game still knows its players
+    new = await records.start_game("SAME22", "bigtwo", {}, 2, ["q0"])
+    [(r, g)] = await records.live_rooms()
+    assert r.game == "bigtwo" and g is not None and g.game_id == new
 
 
 async def test_a_player_who_leaves_is_gone_from_the_room_but_not_from_the_game(
@@ -221,6 +224,62 @@ async def test_a_save_without_ids_keeps_the_known_guest_and_account(records: DbR
     [(r, _)] = await records.live_rooms()
     assert r.players[0].name == "Renamed"
     assert (r.players[0].guest_id, r.players[0].account_id) == ("guest0", account.id)
+
+
+@contextlib.contextmanager
+def statements(records: DbRecords) -> Iterator[list[str]]:
+    """The SQL the records send through SQLAlchemy meanwhile (the appends of
+    SQLite's batches go to the driver directly and are not seen here)."""
+    seen: list[str] = []
+    engine = records._writer or records.engine.sync_engine
+
+    def note(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        seen.append(" ".join(sql.split()))
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+
+
+async def test_a_rematch_writes_what_changed_and_asks_nothing(records: DbRecords) -> None:
+    """Between two games of the same seats the room's rows are already known:
+    the finished game and the new tally are updated, the new game inserted,
+    and no statement reads the database to find them."""
+    await records.save_room(room())
+    first = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1", "p2"])
+    await records.save_room(room())  # unchanged: nothing to write
+    with statements(records) as seen:
+        await records.finish_game(first, {"places": [[0], [1, 2]]})
+        after = room()
+        after.tally = {"p0": 3}
+        await records.save_room(after)
+        second = await records.start_game("ABC234", "posso", {}, 2, ["p1", "p2", "p0"])
+    assert [sql.split()[0] for sql in seen] == ["UPDATE", "UPDATE", "INSERT", "INSERT"]
+    [(r, g)] = await records.live_rooms()
+    assert r.tally == {"p0": 3} and g is not None and g.game_id == second
+    async with records.sessions() as s:
+        info = await game_info(s, second)
+    assert info is not None
+    assert [x.name for x in info.seats] == ["Player 1", "Player 2", "Player 0"]
+
+
+async def test_a_save_that_fails_leaves_nothing_for_later_writes_to_trust(
+    records: DbRecords,
+) -> None:
+    """A new room whose save fails part way (a player without a name) is not
+    there afterwards: a game cannot start in it, and a good save makes it."""
+    broken = room("HALF01")
+    broken.players[1].name = None  # type: ignore[assignment]
+    with pytest.raises(Exception, match=r"(?i)not null|null value"):
+        await records.save_room(broken)
+    with pytest.raises(ValueError, match="no open room 'HALF01'"):
+        await records.start_game("HALF01", "posso", {}, 1, ["p0", "p1", "p2"])
+    await records.save_room(room("HALF01"))
+    gid = await records.start_game("HALF01", "posso", {}, 1, ["p0", "p1", "p2"])
+    [(r, g)] = await records.live_rooms()
+    assert r.code == "HALF01" and len(r.players) == 4 and g is not None and g.game_id == gid
 
 
 async def test_starting_a_game_needs_an_open_room(records: DbRecords) -> None:
