@@ -78,6 +78,8 @@ log = logging.getLogger(__name__)
 
 _actions = cast(Table, ActionRow.__table__)
 
+#: the column that says when an action was stored: one value per batch
+_STAMP = "created_at"
 #: action 0 of a game: the primary key alone refuses a second one
 _FIRST_MANY = insert(_actions)
 _FIRST = _FIRST_MANY.returning(_actions.c.seq)
@@ -135,11 +137,13 @@ class DbRecords:
         self._writer_thread = (
             ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer") if self._writer else None
         )
-        self._fast = FastAppends(self._writer, _FIRST_MANY, _actions) if self._writer else None
+        self._fast = (
+            FastAppends(self._writer, _FIRST_MANY, _actions, stamp=_STAMP) if self._writer else None
+        )
         #: appends committed on the event loop itself, where a commit does not
         #: wait for the disk (synchronous NORMAL or OFF): see `_commit_waiting`
         self._inline = (
-            FastAppends(self._writer, _FIRST_MANY, _actions, inline=True)
+            FastAppends(self._writer, _FIRST_MANY, _actions, inline=True, stamp=_STAMP)
             if self._writer and sqlite_sync_level(engine) in ("OFF", "NORMAL")
             else None
         )
@@ -220,7 +224,6 @@ class DbRecords:
             "seq": seq,
             "seat": seat,
             "action": dict(action),
-            "created_at": utcnow(),
             "previous": seq - 1,
         }
         stmt = _FIRST if seq == 0 else _NEXT
@@ -299,7 +302,7 @@ class DbRecords:
                                 "seqs": [r["seq"] for r in rows],
                                 "seats": [r["seat"] for r in rows],
                                 "actions": [json_dumps(r["action"]) for r in rows],
-                                "created": [r["created_at"] for r in rows],
+                                "created": [utcnow()] * len(rows),
                             },
                         )
                     }
@@ -315,7 +318,7 @@ class DbRecords:
         """One append as its own statement: True if stored, False if refused."""
         try:
             async with self._autocommit.connect() as conn:
-                return (await conn.execute(job.stmt, job.params)).first() is not None
+                return (await conn.execute(job.stmt, _stamped(job))).first() is not None
         except IntegrityError:
             return False
 
@@ -388,7 +391,7 @@ class DbRecords:
                     outcomes.append(_call(conn, job))
                     continue
                 try:
-                    added = conn.execute(job.stmt, job.params).first() is not None
+                    added = conn.execute(job.stmt, _stamped(job)).first() is not None
                 except IntegrityError:  # a repeated seq: only this statement is undone
                     added = False
                 outcomes.append((True, added))
@@ -506,6 +509,12 @@ class _Call:
     undone: Callable[[], None]
 
 
+def _stamped(job: _Append) -> dict[str, Any]:
+    """An append's parameters with the time it is stored (a batch's rows share
+    theirs: see `FastAppends`)."""
+    return {**job.params, _STAMP: utcnow()}
+
+
 def _by_statement(appends: list[_Append]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The batch's rows for action 0 of a game and for every later action."""
     firsts = [a.params for a in appends if a.stmt is _FIRST]
@@ -549,7 +558,11 @@ def _write_together(
     that does not exist) undoes only itself."""
     appends = [job for job in jobs if isinstance(job, _Append)]
     if len(appends) == len(jobs):  # the usual batch
-        return [(True, True)] * len(jobs) if fast.run(*_by_statement(appends)) else None
+        return (
+            [(True, True)] * len(jobs)
+            if fast.run(*_by_statement(appends), stamp=utcnow())
+            else None
+        )
     outcomes: list[tuple[bool, Any]] = [(True, True)] * len(jobs)
 
     def others(conn: Connection) -> None:
@@ -557,7 +570,7 @@ def _write_together(
             if isinstance(job, _Call):
                 outcomes[i] = _call(conn, job)
 
-    return outcomes if fast.run(*_by_statement(appends), others) else None
+    return outcomes if fast.run(*_by_statement(appends), others, utcnow()) else None
 
 
 def _call(conn: Connection, job: _Call) -> tuple[bool, Any]:

@@ -33,6 +33,8 @@ thread's instance, copies the log back into the database off the loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table
@@ -50,20 +52,36 @@ class FastAppends:
     """One connection, opened on first use, used by one thread at a time."""
 
     def __init__(
-        self, engine: Engine, insert: Insert, table: Table, *, inline: bool = False
+        self,
+        engine: Engine,
+        insert: Insert,
+        table: Table,
+        *,
+        inline: bool = False,
+        stamp: str | None = None,
     ) -> None:
+        """`stamp` names a column every row of a batch gets the same value of,
+        given to `run` (the time of the commit): encoded once per batch rather
+        than once per row, and left out of the rows' own parameters."""
         self._engine = engine
         self._inline = inline
         dialect = engine.dialect
         compiled = insert.compile(dialect=dialect)
         self._sql = compiled.string
-        self._names = list(compiled.positiontup or ())
+        names = list(compiled.positiontup or ())
         self._table = table.name
-        self._encode: dict[str, Callable[[Any], Any]] = {}
+        encode: dict[str, Callable[[Any], Any]] = {}
         for col in table.columns:
             process = col.type.dialect_impl(dialect).bind_processor(dialect)
             if process is not None:
-                self._encode[col.name] = process
+                encode[col.name] = process
+        # a row is the parameters in statement order (one C call), then the few
+        # columns that need encoding encoded in place
+        self._stamp_at = names.index(stamp) if stamp is not None else -1
+        self._stamp_encode = encode.get(stamp, _same) if stamp is not None else _same
+        given = [n for n in names if n != stamp]
+        self._values = itemgetter(*given) if len(given) > 1 else lambda p: (p[given[0]],)
+        self._encoded = [(i, encode[n]) for i, n in enumerate(given) if n in encode]
         self._conn: Connection | None = None
 
     def run(
@@ -71,13 +89,15 @@ class FastAppends:
         firsts: Sequence[dict[str, Any]],
         nexts: Sequence[dict[str, Any]],
         then: Callable[[Connection], None] | None = None,
+        stamp: datetime | None = None,
     ) -> bool:
         """Store every row in one transaction, and run `then` (the batch's other
         writes, through SQLAlchemy on this same connection) inside it: True once
         committed; False, with nothing stored, if any row was refused (a
         repeated or skipped seq), in which case `then` has not run.  `firsts`
         are actions 0 and go in first; each of `nexts` needs its game's
-        previous action, in the database or earlier in the batch."""
+        previous action, in the database or earlier in the batch.  `stamp` is
+        the value of the stamp column, if the appends have one."""
         dbapi = self._engine.dialect.loaded_dbapi
         cur = self._connection().cursor()
         try:
@@ -89,8 +109,7 @@ class FastAppends:
                 raise
             try:
                 if self._in_order(cur, firsts, nexts):
-                    names = self._names
-                    cur.executemany(self._sql, [self._row(names, r) for r in (*firsts, *nexts)])
+                    cur.executemany(self._sql, self._rows((*firsts, *nexts), stamp))
                     if then is not None:
                         then(self.connection)
                     cur.execute("COMMIT")
@@ -146,9 +165,18 @@ class FastAppends:
             self._conn.close()
             self._conn = None
 
-    def _row(self, names: list[str], params: dict[str, Any]) -> tuple[Any, ...]:
-        encode = self._encode
-        return tuple(encode[n](params[n]) if n in encode else params[n] for n in names)
+    def _rows(self, params: Sequence[dict[str, Any]], stamp: Any) -> list[list[Any]]:
+        values, encoded, at = self._values, self._encoded, self._stamp_at
+        stamped = self._stamp_encode(stamp)
+        rows = []
+        for p in params:
+            row = list(values(p))
+            for i, process in encoded:
+                row[i] = process(row[i])
+            if at >= 0:
+                row.insert(at, stamped)
+            rows.append(row)
+        return rows
 
     @property
     def connected(self) -> bool:
@@ -179,3 +207,7 @@ class FastAppends:
                 raw.execute("PRAGMA wal_autocheckpoint=0").close()
             self._conn = conn
         return self._conn.connection.dbapi_connection
+
+
+def _same(value: Any) -> Any:
+    return value
