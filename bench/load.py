@@ -573,6 +573,13 @@ def parent_main(args: argparse.Namespace) -> None:
                     f"(medians of {len(sat)}); ratio by round {spread}; median "
                     f"{100 * _median(per_round):.0f}% (target >= 70%)"
                 )
+                capped = [b for b in bare if b["client_cpu_pct"] >= 95 > b["server_cpu_pct"]]
+                if capped:
+                    print(
+                        f"  bare at {n} rooms was held back by the load client in "
+                        f"{len(capped)} of {len(bare)} rounds (client at >= 95% of a core, "
+                        "server below): there the ratio flatters the card room"
+                    )
                 # the client or other load on the machine can cap either run; server CPU
                 # per action says what each server would reach with a core to itself
                 us_real = _median([r["server_cpu_us_per_action"] for r in sat])
