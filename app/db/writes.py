@@ -125,7 +125,10 @@ class KnownRows:
     is there, as long as the write committed.  A write records what it learns
     as it goes, before its transaction ends, so whoever runs it must `clear()`
     this when a write or its transaction fails; a cleared cache costs a few
-    queries, never a wrong row."""
+    queries, never a wrong row.  It holds only while one process writes each
+    room's rows, as now: the several-process mode of DESIGN.md ("Scale"), where
+    any process may act for a room, must go without it (or key it to the
+    room's version), or a save could be skipped over another process's."""
 
     #: the open room's row id, by code
     rooms: dict[str, int] = field(default_factory=dict)
