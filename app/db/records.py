@@ -210,7 +210,7 @@ class DbRecords:
             except BaseException:
                 self._known.clear()  # it may have learnt what the rollback undid
                 raise
-        return await self._enqueue(_Call(fn, args, self._known.clear))
+        return await self._enqueue(_Call(fn, args))
 
     # -- the hot path ----------------------------------------------------------
 
@@ -273,6 +273,8 @@ class DbRecords:
                         done.set_exception(err)
                 continue
             for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+                if not ok:  # a write undone by its savepoint: so is what it learnt
+                    self._known.clear()
                 if done.done():  # its room may have given up waiting
                     continue
                 if ok:
@@ -505,8 +507,6 @@ class _Call:
 
     fn: Callable[..., Any]
     args: tuple[Any, ...]
-    #: run when the write is undone (its savepoint rolled back)
-    undone: Callable[[], None]
 
 
 def _stamped(job: _Append) -> dict[str, Any]:
@@ -557,12 +557,6 @@ def _write_together(
     each other write then runs inside a savepoint, so one that fails (a game
     that does not exist) undoes only itself."""
     appends = [job for job in jobs if isinstance(job, _Append)]
-    if len(appends) == len(jobs):  # the usual batch
-        return (
-            [(True, True)] * len(jobs)
-            if fast.run(*_by_statement(appends), stamp=utcnow())
-            else None
-        )
     outcomes: list[tuple[bool, Any]] = [(True, True)] * len(jobs)
 
     def others(conn: Connection) -> None:
@@ -570,7 +564,8 @@ def _write_together(
             if isinstance(job, _Call):
                 outcomes[i] = _call(conn, job)
 
-    return outcomes if fast.run(*_by_statement(appends), others, utcnow()) else None
+    then = others if len(appends) < len(jobs) else None  # the usual batch: appends only
+    return outcomes if fast.run(*_by_statement(appends), then, utcnow()) else None
 
 
 def _call(conn: Connection, job: _Call) -> tuple[bool, Any]:
@@ -585,7 +580,6 @@ def _call(conn: Connection, job: _Call) -> tuple[bool, Any]:
     except Exception as err:
         driver.execute("ROLLBACK TO job").close()
         driver.execute("RELEASE job").close()
-        job.undone()
         return False, err
     driver.execute("RELEASE job").close()
     return True, value

@@ -58,7 +58,7 @@ class FastAppends:
         table: Table,
         *,
         inline: bool = False,
-        stamp: str | None = None,
+        stamp: str,
     ) -> None:
         """`stamp` names a column every row of a batch gets the same value of,
         given to `run` (the time of the commit): encoded once per batch rather
@@ -77,8 +77,8 @@ class FastAppends:
                 encode[col.name] = process
         # a row is the parameters in statement order (one C call), then the few
         # columns that need encoding encoded in place
-        self._stamp_at = names.index(stamp) if stamp is not None else -1
-        self._stamp_encode = encode.get(stamp, _same) if stamp is not None else _same
+        self._stamp_at = names.index(stamp)
+        self._stamp_encode = encode.get(stamp, _same)
         given = [n for n in names if n != stamp]
         self._values = itemgetter(*given) if len(given) > 1 else lambda p: (p[given[0]],)
         self._encoded = [(i, encode[n]) for i, n in enumerate(given) if n in encode]
@@ -88,8 +88,8 @@ class FastAppends:
         self,
         firsts: Sequence[dict[str, Any]],
         nexts: Sequence[dict[str, Any]],
-        then: Callable[[Connection], None] | None = None,
-        stamp: datetime | None = None,
+        then: Callable[[Connection], None] | None,
+        stamp: datetime,
     ) -> bool:
         """Store every row in one transaction, and run `then` (the batch's other
         writes, through SQLAlchemy on this same connection) inside it: True once
@@ -97,7 +97,7 @@ class FastAppends:
         repeated or skipped seq), in which case `then` has not run.  `firsts`
         are actions 0 and go in first; each of `nexts` needs its game's
         previous action, in the database or earlier in the batch.  `stamp` is
-        the value of the stamp column, if the appends have one."""
+        the stamp column's value for all of them."""
         dbapi = self._engine.dialect.loaded_dbapi
         cur = self._connection().cursor()
         try:
@@ -173,8 +173,7 @@ class FastAppends:
             row = list(values(p))
             for i, process in encoded:
                 row[i] = process(row[i])
-            if at >= 0:
-                row.insert(at, stamped)
+            row.insert(at, stamped)
             rows.append(row)
         return rows
 

@@ -175,8 +175,7 @@ def save_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:
     known.rooms[room.code] = room_id
     if known.occupants.get(room_id) == tuple(room.players):
         return
-    known.occupants.pop(room_id, None)
-    known.seated.pop(room_id, None)
+    known.seated.pop(room_id, None)  # names and seats may have changed
     _save_players(conn, room_id, room.players)
     known.occupants[room_id] = tuple(dataclasses.replace(p) for p in room.players)
 
