@@ -14,7 +14,9 @@ a client subprocess drives it in two modes:
 Latency is from an action's send to the moment the last of its room's four
 players has received the view of that change.  Server CPU (% of one core) and
 memory come from psutil on the server process over the measured window.
-The client runs in its own process so the two do not share an event loop.
+The client runs in its own process, on uvloop as the servers do, so the two do
+not share an event loop and the client needs less of its core than either
+server needs of its own (else the client, not the server, sets the figure).
 On a shared 2-core machine a run's figures can swing by half from one minute
 to the next, so `--rounds` repeats everything with the servers taking turns
 and the summary reports medians (see `parent_main`).
@@ -73,8 +75,7 @@ class LiteSocket(asyncio.Protocol):
         self.rng = random.Random()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is no asyncio.Transport
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.open.done():
@@ -146,14 +147,16 @@ class LiteSocket(asyncio.Protocol):
 
 async def lite_connect(port: int, path: str, on_message: Any) -> LiteSocket:
     loop = asyncio.get_running_loop()
-    _, proto = await loop.create_connection(lambda: LiteSocket(on_message), "127.0.0.1", port)
+    transport, proto = await loop.create_connection(
+        lambda: LiteSocket(on_message), "127.0.0.1", port
+    )
+    proto.transport = transport  # uvloop calls connection_made only after this returns
     key = base64.b64encode(random.randbytes(16)).decode()
     request = (
         f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
     )
-    assert proto.transport is not None
-    proto.transport.write(request.encode())
+    transport.write(request.encode())
     await asyncio.wait_for(proto.open, 30)
     return proto
 
@@ -420,6 +423,7 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
         "server_cpu_us_per_action": round(
             1e6 * ((c1.user + c1.system) - (c0.user + c0.system)) / max(1, stats.actions), 1
         ),
+        "server_sys_us_per_action": round(1e6 * (c1.system - c0.system) / max(1, stats.actions), 1),
         "errors": stats.errors,
         "late_ticks": stats.late,
         "setup_s": round(setup_s, 1),
@@ -620,6 +624,7 @@ def _row(r: dict[str, Any]) -> str:
         f"{r['actions_per_s']:>8.1f} "
         f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>8} "
         f"{r['server_cpu_pct']:>7} {r['server_cpu_us_per_action']:>7} "
+        f"{r.get('server_sys_us_per_action', float('nan')):>5.0f} "
         f"{r['client_cpu_pct']:>7} {r['server_rss_mb']:>7} "
         f"{r['errors']:>4} {r['late_ticks']:>5}"
     )
@@ -662,7 +667,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.client:
         args.rooms = int(args.rooms_list)
-        result = asyncio.run(client_main(args))
+        # uvloop, as uvicorn itself runs: with asyncio's own loop the client
+        # spent more per action than the bare server and set its figure
+        import uvloop
+
+        result = uvloop.run(client_main(args))
         print(json.dumps(result))
     else:
         parent_main(args)
