@@ -632,7 +632,7 @@ def _row(r: dict[str, Any]) -> str:
         f"{r['actions_per_s']:>8.1f} "
         f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>8} "
         f"{r['server_cpu_pct']:>7} {r['server_cpu_us_per_action']:>7} "
-        f"{r.get('server_sys_us_per_action', float('nan')):>5.0f} "
+        f"{r['server_sys_us_per_action']:>5.0f} "
         f"{r['client_cpu_pct']:>7} {r['server_rss_mb']:>7} "
         f"{r['errors']:>4} {r['late_ticks']:>5}"
     )

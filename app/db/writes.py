@@ -200,12 +200,13 @@ def start_game(
     if by_pid is None or any(pid not in by_pid for pid in seats):
         found = conn.execute(_SEATED, {"room_id": room_id, "player_ids": list(seats)})
         by_pid = {pid: (ref, name) for pid, ref, name in found}
-        if all(pid in by_pid for pid in seats):
+        missing = [pid for pid in seats if pid not in by_pid]
+        if not missing:
             known.seated[room_id] = by_pid
-        for pid in seats:
-            if pid not in by_pid:  # not remembered: the room's next save names it
-                by_pid[pid] = (_placeholder(conn, room_id, pid), None)
-                known.occupants.pop(room_id, None)  # a row its last save did not write
+        else:  # not remembered: the room's next save names them
+            known.occupants.pop(room_id, None)  # rows its last save did not write
+        for pid in missing:
+            by_pid[pid] = (_placeholder(conn, room_id, pid), None)
     game_id = int(
         conn.execute(
             _INSERT_GAME,

@@ -265,6 +265,23 @@ async def test_a_rematch_writes_what_changed_and_asks_nothing(records: DbRecords
     assert [x.name for x in info.seats] == ["Player 1", "Player 2", "Player 0"]
 
 
+async def test_a_name_saved_between_games_is_the_one_the_next_game_seats(
+    records: DbRecords,
+) -> None:
+    """The seats a game records carry each player's name as last saved, even
+    when the same seats played the game before (whose rows are remembered)."""
+    await records.save_room(room())
+    await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1", "p2"])
+    renamed = room()
+    renamed.players[1].name = "Bea"
+    await records.save_room(renamed)
+    second = await records.start_game("ABC234", "posso", {}, 2, ["p0", "p1", "p2"])
+    async with records.sessions() as s:
+        info = await game_info(s, second)
+    assert info is not None
+    assert [x.name for x in info.seats] == ["Player 0", "Bea", "Player 2"]
+
+
 async def test_a_save_that_fails_leaves_nothing_for_later_writes_to_trust(
     records: DbRecords,
 ) -> None:
