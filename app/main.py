@@ -31,6 +31,7 @@ from app.core.config import Settings, get_settings
 from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
 from app.rooms.manager import RoomManager
+from app.rooms.room import Seeds
 from app.store.records import Records
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ async def _gc_housekeeping(state: Any) -> None:
     With young passes this rare, a freeze would catch those before any pass
     did, and a flood of connections would grow the heap until the next sweep.
     So a second in which sockets opened (`state.socket_sessions`, counted by
-    `_SocketScope` whatever their path) ends with a young collection before
+    `_SocketCounter` whatever their path) ends with a young collection before
     its freeze: a cost paid for churn, never during steady play."""
     last_sweep = time.monotonic()
     sessions_seen = state.socket_sessions
@@ -101,11 +102,9 @@ async def _gc_housekeeping(state: Any) -> None:
         gc.freeze()
 
 
-class _SocketScope:
+class _SocketCounter:
     """ASGI middleware, the app's outermost: counts WebSocket connections for
-    `_gc_housekeeping`, and leaves the server's own `send` and `receive` in a
-    socket's scope for the room socket's hot path (app.api.ws `_sender`).
-    HTTP requests and socket messages pass straight through."""
+    `_gc_housekeeping`.  HTTP requests and socket messages pass straight through."""
 
     def __init__(self, app: ASGIApp, state: Any) -> None:
         self.app = app
@@ -114,8 +113,6 @@ class _SocketScope:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             self.state.socket_sessions += 1
-            scope[ws_api.ASGI_SEND] = send
-            scope[ws_api.ASGI_RECEIVE] = receive
         await self.app(scope, receive, send)
 
 
@@ -127,11 +124,17 @@ def _tune_gc() -> tuple[int, int, int]:
     return before
 
 
-def create_app(settings: Settings | None = None, records: Records | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    records: Records | None = None,
+    seeds: Seeds | None = None,
+) -> FastAPI:
+    """`seeds` gives each new game its seed (default: from `secrets`; tests
+    pass a seeded generator, so a failure can name the seed that dealt it)."""
     settings = settings or get_settings()
     if records is None:  # the durable default: SQLite under data/, or DATABASE_URL
         records = open_records(settings.resolved_database_url())
-    manager = RoomManager(records, GAMES)
+    manager = RoomManager(records, GAMES, seeds)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -155,7 +158,7 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
     app = FastAPI(title="Card room", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
-    app.add_middleware(_SocketScope, state=app.state)
+    app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
     app.state.rooms = manager
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -34,10 +33,6 @@ CLOSE_NO_ROOM = 4404
 CLOSE_FLOOD = 4429
 #: net refusals for rate (each accepted message takes one back) before closing
 FLOOD_STRIKES = 100
-#: where app.main's outermost middleware leaves the server's own ASGI `send`
-#: and `receive` (see `_sender`)
-ASGI_SEND = "cardroom.asgi_send"
-ASGI_RECEIVE = "cardroom.asgi_receive"
 
 
 def _error(code: str, message: str, msg_id: Any = None, v: int = 0) -> str:
@@ -71,7 +66,7 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
 
     dead = asyncio.Event()
     batch = websocket.query_params.get("batch") in ("1", "true")
-    conn = Connection(_sender(websocket), _closer(websocket), on_dead=dead.set, batch=batch)
+    conn = Connection(websocket.send_text, websocket.close, on_dead=dead.set, batch=batch)
     conn.player_id = player.player_id
     idle = asyncio.Event()
     idle.set()
@@ -100,41 +95,6 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
             await conn.stop()
 
 
-def _sender(websocket: WebSocket) -> Callable[[str], Awaitable[None]]:
-    """How the connection sends a frame: straight through the server's ASGI
-    `send` when app.main left it in the scope, else Starlette's `send_text`.
-
-    Starlette's path wraps each frame in two more coroutines (its state check
-    and its exception handler's wrapper), and four frames go out per move:
-    the room's Connection already tracks its socket's state (a failed send
-    kills it, a close is its last frame), so the checks only cost time.  The
-    server's own refusals - a send after the close, a peer that is gone -
-    still raise, and the Connection drops the socket as before."""
-    send = websocket.scope.get(ASGI_SEND)
-    if send is None:
-        return websocket.send_text
-
-    def send_text(text: str) -> Awaitable[None]:
-        return send({"type": "websocket.send", "text": text})  # type: ignore[no-any-return]
-
-    return send_text
-
-
-def _receiver(websocket: WebSocket) -> Callable[[], Awaitable[Any]]:
-    """How the reader takes the next message: the server's own ASGI `receive`
-    when app.main left it in the scope (one coroutine less per message, as
-    for `_sender`), else Starlette's.  Either gives the same ASGI messages."""
-    receive = websocket.scope.get(ASGI_RECEIVE)
-    return websocket.receive if receive is None else receive
-
-
-def _closer(websocket: WebSocket) -> Any:
-    async def close(code: int, reason: str) -> None:
-        await websocket.close(code, reason)
-
-    return close
-
-
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
     with contextlib.suppress(Exception):
         await websocket.send_text(_error(code, message))
@@ -146,10 +106,9 @@ async def _read(websocket: WebSocket, conn: Connection, room: Room, idle: asynci
     limit = limits.max_frame_bytes
     bucket = TokenBucket(limits.max_messages_per_second)
     strikes = 0
-    receive = _receiver(websocket)
     try:
         while True:
-            msg = await receive()
+            msg = await websocket.receive()
             if msg["type"] == "websocket.disconnect":
                 return
             data = msg.get("text")

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.games.base import Game
 from app.rooms.errors import RoomError
-from app.rooms.room import Room
+from app.rooms.room import Room, Seeds, new_seed
 from app.rooms.settings import parse_settings
 from app.rooms.text import clean_name
 from app.rooms.tokens import new_code, normalise_code
@@ -28,9 +28,13 @@ IDLE_SWEEP_EVERY = 600.0
 
 
 class RoomManager:
-    def __init__(self, records: Records, games: Mapping[str, Game[Any]]) -> None:
+    def __init__(
+        self, records: Records, games: Mapping[str, Game[Any]], seeds: Seeds | None = None
+    ) -> None:
         self.records = records
         self.games = games
+        #: where new games' seeds come from (tests pass a seeded generator)
+        self.seeds: Seeds = seeds or new_seed
         self.rooms: dict[str, Room] = {}
 
     def get(self, code: str) -> Room | None:
@@ -66,7 +70,9 @@ class RoomManager:
         code = new_code()
         while code in self.rooms:
             code = new_code()
-        room = Room.new(code, game, parsed, room_settings, self.games, self.records, self._closed)
+        room = Room.new(
+            code, game, parsed, room_settings, self.games, self.records, self._closed, self.seeds
+        )
         self.rooms[code] = room
         try:
             player, token = await room.join(
@@ -93,7 +99,9 @@ class RoomManager:
                 )
                 continue
             try:
-                room = Room(record, self.games, self.records, on_close=self._closed)
+                room = Room(
+                    record, self.games, self.records, on_close=self._closed, seeds=self.seeds
+                )
                 if game_rec is not None:
                     room.restore_game(game_rec)
             except Exception:

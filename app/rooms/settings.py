@@ -22,8 +22,12 @@ class RoomSettings(BaseModel):
     cut: float = Field(default=15.0, ge=0, le=120)
     #: None = no turn timer; else seconds before a bot plays the turn
     turn_timer: float | None = Field(default=None, ge=5, le=600)
-    #: seconds a seated player may be gone before the host may hand the seat to a bot
+    #: seconds a player may be gone before a bot takes their seat (see `auto_bot`),
+    #: anyone seated may hand it to one, and a host passes the host role on
     disconnect_grace: float = Field(default=60.0, ge=0, le=3600)
+    #: a bot plays a seat whose player has been gone past the grace, until they
+    #: come back (false: the seat waits until someone hands it to a bot)
+    auto_bot: bool = True
     #: seconds a bot "thinks" (randomised 0.5x..1.5x)
     bot_delay: float = Field(default=0.8, ge=0, le=10)
     #: finished games of this room may be replayed by anyone

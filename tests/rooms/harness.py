@@ -54,12 +54,12 @@ class SpyRoom(Room):
     spy_last: Any = None
     spy_ctx: tuple[Any, Any] | None = None
 
-    def _change(
+    def change(
         self, events: list[Event], *, with_view: bool = True, room_changed: bool = True
     ) -> None:
         self.spy_ctx = (self.spy_last, self.state)
         try:
-            super()._change(events, with_view=with_view, room_changed=room_changed)
+            super().change(events, with_view=with_view, room_changed=room_changed)
         finally:
             self.spy_ctx = None
             self.spy_last = self.state

@@ -99,12 +99,15 @@ async def test_a_second_tab_gets_its_own_view() -> None:
     await room.shutdown()
 
 
-async def test_a_push_goes_out_at_once_without_waiting_for_the_loop() -> None:
-    """A change reaches every other socket as it is pushed: no turn of the
-    event loop between the room's change and the transport."""
+async def test_a_change_pushed_together_leaves_as_one_frame() -> None:
+    """The writer takes everything queued when it runs: a change's event and
+    view cost one send on a batching socket, and nothing is sent by the room
+    itself (it never waits on a socket)."""
     sock = FakeSocket()
     conn = Connection(sock.send_text, sock.close, batch=True)
     conn.push_all(['{"v": 1, "event": {}}', '{"v": 1, "view": {}}'])
+    assert sock.sent == []
+    await settle()
     assert sock.sent == [[{"v": 1, "event": {}}, {"v": 1, "view": {}}]]
     await conn.stop()
 
@@ -115,10 +118,13 @@ async def test_a_held_socket_gets_what_was_pushed_meanwhile_as_one_frame() -> No
     conn.hold()
     conn.push('{"v": 2, "view": {}}')
     conn.push('{"re": 7, "ok": true, "v": 2}')
+    await settle()
     assert sock.sent == []
     conn.release()
+    await settle()
     assert sock.sent == [[{"v": 2, "view": {}}, {"re": 7, "ok": True, "v": 2}]]
     conn.release()  # nothing held: nothing more goes out
+    await settle()
     assert len(sock.sent) == 1
     await conn.stop()
 
@@ -136,6 +142,7 @@ async def test_frames_pushed_while_a_send_waits_follow_it_in_order() -> None:
 
     conn = Connection(slow_send, FakeSocket().close, batch=True)
     conn.push('{"v": 1}')
+    await settle()
     conn.push('{"v": 2}')
     conn.push('{"v": 3}')
     assert sent == ['{"v": 1}']

@@ -100,10 +100,10 @@ async def test_no_frame_shows_a_card_its_recipient_may_not_know(
 class _Misaddressing(SpyRoom):
     """A broken room that forwards private events to everyone."""
 
-    def _change(
+    def change(
         self, events: list[Event], *, with_view: bool = True, room_changed: bool = True
     ) -> None:
-        super()._change(
+        super().change(
             [{**e, "to": None} for e in events], with_view=with_view, room_changed=room_changed
         )
 

@@ -95,7 +95,7 @@ async def test_a_save_that_would_change_nothing_is_skipped_and_a_failed_one_is_r
     records.down = True
     spectator, _ = await room.join("Watcher", spectator=True)  # the save fails (logged)
     records.down = False
-    await room._save()  # the next save carries the change that was not stored
+    await room.save()  # the next save carries the change that was not stored
     assert records.saves == saved + 1
     (stored, _game), *_ = [x for x in await records.live_rooms() if x[0].code == room.code]
     assert spectator.player_id in {p.player_id for p in stored.players}
@@ -149,7 +149,7 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
     for i in range(3):
         seat = next(iter(room.to_act))
         action = TINY.legal_actions(room.state, seat)[0]
-        await room._apply(seat, action)
+        await room.play(seat, action)
         assert room.seq == i + 1
     hands = room.state.hands
     await first.shutdown()
@@ -186,7 +186,7 @@ async def test_turn_timer_lets_a_bot_play_the_turn_then_hands_back() -> None:
     ]
     assert autos and autos[0]["seat"] == 0
     # the next turn is Bob's: Ann's seat is hers again
-    assert 0 not in room.forced
+    assert 0 not in room.table.forced
     await room.shutdown()
 
 
@@ -242,7 +242,7 @@ async def test_resume_replays_only_what_was_addressed_to_that_seat() -> None:
     since = room.v
     for i in range(4):  # both seats move while Bob is away
         seat = next(iter(room.to_act))
-        await room._apply(seat, TINY.legal_actions(room.state, seat)[0])
+        await room.play(seat, TINY.legal_actions(room.state, seat)[0])
         assert room.seq == i + 1
     back = RecordingConnection(room, Recorder(), FakeSocket())
     back.player_id = bob.player_id
@@ -263,7 +263,7 @@ async def test_history_is_bounded() -> None:
     (ann,) = await seat_people(room, 1, Recorder())
     for i in range(HISTORY_MAX + 10):
         await room.handle(ann, i, "cmd", {"type": "chat", "text": "x"})
-    assert len(room.history) == HISTORY_MAX and room.history_floor > 0
+    assert len(room.delivery.history) == HISTORY_MAX and room.delivery.history_floor > 0
     # a client further behind than the history gets just a full view
     late = RecordingConnection(room, Recorder(), FakeSocket())
     late.player_id = ann.player_id

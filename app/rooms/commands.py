@@ -1,0 +1,234 @@
+"""What each room command does, and who may do it (docs/protocol.md, "Room
+commands").  Each runs under the room's lock, refuses with a RoomError before
+changing anything, and ends in the room's one `change`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from app.rooms.connection import Connection
+from app.rooms.errors import RoomError
+from app.rooms.events import CLOSE_KICKED, CLOSE_LEFT, room_event
+from app.rooms.settings import parse_settings
+from app.rooms.table import FINISHED
+from app.rooms.text import clean_chat
+from app.store.records import PlayerRecord
+
+if TYPE_CHECKING:
+    from app.rooms.room import Room
+
+Command = Callable[["Room", Connection, PlayerRecord, dict[str, Any]], Awaitable[None]]
+
+
+async def run_command(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> None:
+    kind = cmd.get("type")
+    handler = COMMANDS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        raise RoomError(
+            "unknown_command", f"unknown command {kind!r}; known: {', '.join(sorted(COMMANDS))}"
+        )
+    await handler(room, conn, player, cmd)
+
+
+# ------------------------------------------------------------------ checks
+
+
+def _require_host(room: Room, player: PlayerRecord) -> None:
+    if room.members.host != player.player_id:
+        raise RoomError("not_host", "only the host can do that")
+
+
+def _require_between_games(room: Room) -> None:
+    if room.table.playing:
+        raise RoomError("not_between_games", "not while a game is being played")
+
+
+def _seat_arg(room: Room, cmd: dict[str, Any], *, optional: bool = False) -> int | None:
+    seat = cmd.get("seat")
+    if seat is None and optional:
+        return None
+    n = len(room.members.seats)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise RoomError("bad_seat", f"seat must be a seat number from 0 to {n - 1}")
+    return seat
+
+
+def _person_in(room: Room, seat: int) -> PlayerRecord:
+    pid = room.members.seats[seat]
+    if pid is None or room.members.players[pid].is_bot:
+        raise RoomError("bad_seat", f"there is no person in seat {seat}")
+    return room.members.players[pid]
+
+
+# ---------------------------------------------------------------- commands
+
+
+async def sit(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    _require_between_games(room)
+    target = _seat_arg(room, cmd, optional=True)
+    if target == player.seat:
+        return
+    if target is not None and room.members.seats[target] is not None:
+        raise RoomError("seat_taken", f"seat {target} is taken")
+    room.members.seat(player, target)
+    await room.save()
+    room.change([room_event("sat", seat=target, name=player.name)])
+
+
+async def start(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    _require_host(room, player)
+    _require_between_games(room)
+    await room.start()
+
+
+async def rematch(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    _require_host(room, player)
+    if room.table.status != FINISHED:
+        raise RoomError("not_finished", "a rematch follows a finished game")
+    await room.start()
+
+
+async def add_bot(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    _require_host(room, player)
+    _require_between_games(room)
+    members = room.members
+    seat = _seat_arg(room, cmd, optional=True)
+    if seat is None:
+        seat = members.free_seat()
+        if seat is None:
+            raise RoomError("seat_taken", "every seat is taken")
+    elif members.seats[seat] is not None:
+        raise RoomError("seat_taken", f"seat {seat} is taken")
+    bot = members.new_bot(seat)
+    members.add_bot(bot, seat)
+    await room.save()
+    room.change([room_event("bot_added", seat=seat, name=bot.name)])
+
+
+async def remove_bot(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> None:
+    _require_host(room, player)
+    _require_between_games(room)
+    seat = _seat_arg(room, cmd)
+    assert seat is not None
+    pid = room.members.seats[seat]
+    if pid is None or not room.members.players[pid].is_bot:
+        raise RoomError("bad_seat", f"there is no bot in seat {seat}")
+    bot = room.members.players[pid]
+    room.members.forget(bot)
+    await room.save()
+    room.change([room_event("bot_removed", seat=seat, name=bot.name)])
+
+
+async def kick(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    _require_host(room, player)
+    seat = _seat_arg(room, cmd)
+    assert seat is not None
+    target = _person_in(room, seat)
+    if target is player:
+        raise RoomError("bad_seat", "you cannot kick yourself; use leave")
+    await room.remove_person(target, CLOSE_KICKED, "kicked by the host", "kicked")
+
+
+async def leave(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    await room.remove_person(player, CLOSE_LEFT, "you left the room", "left")
+
+
+async def chat(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    text = clean_chat(cmd.get("text"))
+    ev = {"type": "chat", "to": None, "seat": player.seat, "name": player.name, "text": text}
+    room.change([ev], with_view=False)
+
+
+async def set_game(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    _require_host(room, player)
+    _require_between_games(room)
+    name = cmd.get("game", room.table.game.name)
+    game = room.games.get(name) if isinstance(name, str) else None
+    if game is None:
+        known = ", ".join(sorted(room.games))
+        raise RoomError("unknown_game", f"unknown game {name!r}; known: {known}")
+    try:
+        options = game.parse_options(cmd.get("options")).model_dump(mode="json")
+    except ValueError as err:
+        raise RoomError("bad_options", str(err)) from None
+    room.record.game = game.name
+    room.record.options = options
+    room.members.refit(game.max_seats)
+    room.table.set_game(game)
+    await room.save()
+    room.change([room_event("game_set", game=game.name, options=options)])
+
+
+async def set_settings(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> None:
+    _require_host(room, player)
+    room.settings = parse_settings(cmd.get("settings"), room.settings)
+    room.record.settings = room.settings.model_dump()
+    await room.save()
+    room.reschedule()
+    room.change([room_event("settings", settings=room.record.settings)])
+
+
+async def make_host(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> None:
+    _require_host(room, player)
+    seat = _seat_arg(room, cmd)
+    assert seat is not None
+    heir = _person_in(room, seat)
+    room.members.host = heir.player_id
+    await room.save()
+    room.change([room_event("host", seat=seat, name=heir.name)])
+
+
+async def hand_to_bot(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> None:
+    """Anyone playing in the game (or the host) may hand an away seat to a bot
+    once its person has been gone past the grace."""
+    table = room.table
+    if not table.playing:
+        raise RoomError("not_playing", "no game is being played")
+    if table.seat_of(player.player_id) is None and room.members.host != player.player_id:
+        raise RoomError("not_seated", "only the players of this game or the host can do that")
+    seat = _seat_arg(room, cmd)
+    assert seat is not None
+    target = _person_in(room, seat)
+    if room.members.connected(target.player_id):
+        raise RoomError("bad_seat", f"{target.name} is connected")
+    if seat in table.auto:
+        return
+    wait = room.away_too_long(target.player_id)
+    if wait > 0:
+        raise RoomError("too_early", f"wait {wait:.0f} s more before handing this seat to a bot")
+    table.auto.add(seat)
+    room.reschedule()
+    room.change([room_event("auto_on", seat=seat, name=target.name, by=player.name)])
+
+
+async def resync(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    room.delivery.send_view(conn)
+
+
+COMMANDS: dict[str, Command] = {
+    "sit": sit,
+    "start": start,
+    "rematch": rematch,
+    "add_bot": add_bot,
+    "remove_bot": remove_bot,
+    "kick": kick,
+    "leave": leave,
+    "chat": chat,
+    "set_game": set_game,
+    "set_settings": set_settings,
+    "make_host": make_host,
+    "hand_to_bot": hand_to_bot,
+    "resync": resync,
+}

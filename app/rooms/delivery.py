@@ -1,0 +1,248 @@
+"""Everything a room sends, and to whom: sockets, versions, recent history,
+resync.  The only reader of views.
+
+`change` is the single choke point.  It stamps the next version, addresses
+each event to the seat it names (never further), builds each connected
+recipient's view from the engine's `view(state, seat)` - encoded once per seat,
+not per socket - and queues the frames on the connections without waiting for
+any socket.  Event frames are kept for a while (`history`), so a client that
+lost its socket resumes with `since` and gets exactly what it missed, filtered
+by its seat again.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from app.games.base import Event
+from app.rooms.connection import Connection
+from app.rooms.membership import Membership
+from app.rooms.settings import RoomSettings
+from app.rooms.table import PLAYING, Table
+from app.store.records import PlayerRecord
+
+#: event-bearing changes kept for clients resuming with `since`
+HISTORY_MAX = 256
+
+Frame = str
+_dumps = orjson.dumps
+
+
+class Delivery:
+    def __init__(
+        self,
+        code: str,
+        members: Membership,
+        table: Table,
+        settings: Callable[[], RoomSettings],
+        timer: Callable[[], dict[str, Any] | None],
+    ) -> None:
+        self.code = code
+        self.members = members
+        self.table = table
+        self._settings = settings
+        self._timer = timer
+        self.v = 0
+        #: (v, ((to, frame), ...)) per change with events; tuples of strings and
+        #: ints only, which the garbage collector does not track
+        self.history: deque[tuple[int, tuple[tuple[int | None, Frame], ...]]] = deque()
+        self.history_floor = 0
+        self.conns: dict[str, list[Connection]] = {}
+        #: the encoded room part of views (None: to be encoded again)
+        self._room_json: str | None = None
+        #: each person's encoded "you" part, valid as long as `_room_json`
+        self._you_json: dict[str, str] = {}
+
+    # ---------------------------------------------------------------- sockets
+
+    def add(self, conn: Connection, since: int | None) -> bool:
+        """Register `conn` and queue the events it missed since `since` (when
+        still kept); True if it is its person's first socket."""
+        conns = self.conns.setdefault(conn.player_id, [])
+        conns.append(conn)
+        if since is not None and self.history_floor <= since <= self.v:
+            seat = self.table.game_seat.get(conn.player_id)
+            for v, frames in self.history:
+                if v > since:
+                    for to, frame in frames:
+                        if to is None or to == seat:
+                            conn.push(frame)
+        return len(conns) == 1
+
+    def remove(self, conn: Connection) -> bool:
+        """Forget `conn`; True if it was its person's last socket."""
+        conns = self.conns.get(conn.player_id)
+        if conns is None or conn not in conns:
+            return False
+        conns.remove(conn)
+        if conns:
+            return False
+        del self.conns[conn.player_id]
+        return True
+
+    def close_person(self, pid: str, code: int, reason: str) -> None:
+        for c in self.conns.pop(pid, []):
+            c.close(code, reason)
+
+    def close_all(self, code: int, reason: str) -> None:
+        for pid in list(self.conns):
+            self.close_person(pid, code, reason)
+
+    def send_view(self, conn: Connection) -> None:
+        """`conn`'s person's current view, whole (a resync, or a second tab)."""
+        conn.room_seen = None
+        player = self.members.players[conn.player_id]
+        conn.push(self._view_frame(player, conn, {}, self._timer_part()))
+
+    def restart_history(self) -> None:
+        """A new game: what was said about the last one no longer resumes."""
+        self.history.clear()
+        self.history_floor = self.v
+
+    # ----------------------------------------------------------------- change
+
+    def change(
+        self, events: list[Event], *, with_view: bool = True, room_changed: bool = True
+    ) -> None:
+        """The one way anything reaches anyone: a new version, each event to the
+        seat it names (or to all), then each connected person's own view.
+        `room_changed=False` (a plain game move) reuses the encoded room part."""
+        self.v += 1
+        v = self.v
+        if room_changed:
+            self._room_json = None
+        frames: list[tuple[int | None, Frame]] = []
+        for ev in events:
+            to = ev.get("to")
+            body = {k: x for k, x in ev.items() if k != "to"}
+            frames.append((to, _dumps({"v": v, "event": body}).decode()))
+        if frames:
+            if len(self.history) >= HISTORY_MAX:
+                self.history_floor = self.history.popleft()[0]
+            self.history.append((v, tuple(frames)))
+        cache: dict[int | None, tuple[str, str]] = {}
+        timer = self._timer_part() if with_view else "null"
+        players = self.members.players
+        game_seat = self.table.game_seat
+        for pid, conns in self.conns.items():
+            seat = game_seat.get(pid)
+            out = [frame for to, frame in frames if to is None or to == seat]
+            for c in conns:
+                if with_view:
+                    c.push_all([*out, self._view_frame(players[pid], c, cache, timer)])
+                else:
+                    c.push_all(out)
+
+    # ------------------------------------------------------------------ views
+
+    def room_public(self) -> dict[str, Any]:
+        """The room as everyone may see it (lobby page, every view)."""
+        members, table = self.members, self.table
+        settings = self._settings()
+        grace = settings.disconnect_grace
+        playing = table.status == PLAYING
+        seats: list[dict[str, Any] | None] = []
+        for i, pid in enumerate(members.seats):
+            if pid is None:
+                seats.append(None)
+                continue
+            p = members.players[pid]
+            away = members.away_since.get(pid) if playing else None
+            auto = playing and table.stand_in(i)
+            seats.append(
+                {
+                    "player": pid,
+                    "name": p.name,
+                    "bot": p.is_bot,
+                    "auto": auto,
+                    "connected": p.is_bot or members.connected(pid),
+                    "host": pid == members.host,
+                    "away_since_ms": int(away * 1000) if away is not None else None,
+                    # when the grace ends: a bot takes over (settings.auto_bot), or
+                    # anyone seated may hand the seat to one
+                    "grace_ends_ms": int((away + grace) * 1000) if away is not None else None,
+                }
+            )
+        watching = [
+            p.name for p in members.humans() if p.seat is None and members.connected(p.player_id)
+        ]
+        ranked = sorted(members.record.tally.items(), key=lambda kv: -kv[1])
+        tally = [
+            {"player": pid, "name": members.names.get(pid, "?"), "points": pts}
+            for pid, pts in ranked
+        ]
+        game = table.game
+        return {
+            "code": self.code,
+            "game": game.name,
+            "title": game.title,
+            "options": members.record.options,
+            "settings": members.record.settings,
+            "status": table.status,
+            "min_seats": game.min_seats,
+            "max_seats": game.max_seats,
+            "seats": seats,
+            "spectators": len(watching),
+            "spectator_names": watching,
+            "games_played": table.games_played,
+            "tally": tally,
+            "result": table.result,
+        }
+
+    def _room_part(self) -> str:
+        """The room part of a view, encoded; the same object until the room changes."""
+        part = self._room_json
+        if part is None:
+            part = self._room_json = _dumps(self.room_public()).decode()
+            self._you_json.clear()
+        return part
+
+    def _timer_part(self) -> str:
+        return _dumps(self._timer()).decode()
+
+    def _view_frame(
+        self,
+        player: PlayerRecord,
+        conn: Connection,
+        cache: dict[int | None, tuple[str, str]],
+        timer: str,
+    ) -> Frame:
+        """`player`'s view, for `conn`, put together from parts encoded once
+        (the room, each person's "you", each seat's game view and legal moves,
+        the timer).  A batching socket that already holds the current room
+        part gets the view without it (docs/protocol.md): during a game the
+        room part is two thirds of a view and rarely changes."""
+        table = self.table
+        seat = table.game_seat.get(player.player_id)
+        parts = cache.get(seat)
+        if parts is None:
+            if table.state is None:
+                parts = ("null", "null")
+            else:
+                game = _dumps(table.game.view(table.state, seat)).decode()
+                legal = "null"
+                if seat is not None and table.status == PLAYING and seat in table.to_act:
+                    legal = _dumps(table.game.legal_actions(table.state, seat)).decode()
+                parts = (game, legal)
+            cache[seat] = parts
+        room = self._room_part()
+        you = self._you_json.get(player.player_id)
+        if you is None:  # kept until the room part changes (who sits where, the host)
+            you = self._you_json[player.player_id] = _dumps(
+                {
+                    "seat": player.seat,
+                    "host": player.player_id == self.members.host,
+                    "name": player.name,
+                    "player": player.player_id,
+                }
+            ).decode()
+        head = "" if conn.batch and conn.room_seen is room else f'"room":{room},'
+        conn.room_seen = room
+        return (
+            f'{{"v":{self.v},"view":{{{head}"you":{you},"game":{parts[0]},'
+            f'"legal":{parts[1]},"timer":{timer}}}}}'
+        )

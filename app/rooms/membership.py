@@ -1,0 +1,225 @@
+"""Who is in a room: people and bots, their seats, the host, their tokens, and
+who is away.
+
+Pure bookkeeping - no I/O, no asyncio - so every rule about people can be read
+and tested on its own.  The room changes it only under its lock, and saves
+`snapshot()` whenever it changed.
+
+Presence is one map: `away_since` holds every person (never a bot) with no
+open socket, and the wall-clock time the last one went; a person who joined
+over HTTP and has not connected yet is away since joining.  Seating order is
+remembered (`seated_at`), because the host role passes to the connected
+person who has been seated longest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+
+from app.rooms.errors import RoomError
+from app.rooms.tokens import new_player_id, new_token, token_hash
+from app.store.records import PlayerRecord, RoomRecord
+
+#: people (players and spectators) in one room
+MAX_MEMBERS = 60
+
+
+class Membership:
+    def __init__(self, record: RoomRecord, max_seats: int) -> None:
+        self.record = record
+        self.players: dict[str, PlayerRecord] = {p.player_id: p for p in record.players}
+        #: every name ever seen here, so a tally outlives a player who left
+        self.names: dict[str, str] = {p.player_id: p.name for p in record.players}
+        self.by_token: dict[str, str] = {
+            p.token_hash: p.player_id for p in record.players if p.token_hash
+        }
+        self.seats: list[str | None] = [None] * max_seats
+        now = time.time()
+        self.away_since: dict[str, float] = {}
+        self.seated_at: dict[str, int] = {}
+        self._order = itertools.count()
+        for p in sorted(record.players, key=lambda q: (q.seat is None, q.seat or 0)):
+            if p.seat is not None:
+                self.grow(p.seat + 1)
+                self.seats[p.seat] = p.player_id
+                self.seated_at[p.player_id] = next(self._order)
+            if not p.is_bot:
+                self.away_since[p.player_id] = now
+
+    # ------------------------------------------------------------------ people
+
+    @property
+    def host(self) -> str | None:
+        return self.record.host_player_id
+
+    @host.setter
+    def host(self, pid: str | None) -> None:
+        self.record.host_player_id = pid
+
+    def authenticate(self, token: str) -> PlayerRecord | None:
+        pid = self.by_token.get(token_hash(token)) if token else None
+        return self.players.get(pid) if pid else None
+
+    def add_person(
+        self,
+        name: str,
+        seat: int | None,
+        *,
+        guest_id: str | None,
+        account_id: int | None,
+    ) -> tuple[PlayerRecord, str]:
+        """A new person, away until their first socket; returns them and their token."""
+        if len(self.players) >= MAX_MEMBERS:
+            raise RoomError("room_full", f"a room holds at most {MAX_MEMBERS} people")
+        token = new_token()
+        player = PlayerRecord(
+            player_id=self._new_player_id(),
+            name=name,
+            token_hash=token_hash(token),
+            seat=None,
+            guest_id=guest_id,
+            account_id=account_id,
+        )
+        self._add(player)
+        self.by_token[player.token_hash] = player.player_id
+        self.away_since[player.player_id] = time.time()
+        self.seat(player, seat)
+        return player, token
+
+    def new_bot(self, seat_hint: int) -> PlayerRecord:
+        """A bot named after the first free "Bot k" from its seat; not yet added."""
+        names = {p.name for p in self.players.values()}
+        k = seat_hint + 1
+        while f"Bot {k}" in names:
+            k += 1
+        return PlayerRecord(
+            player_id=self._new_player_id(), name=f"Bot {k}", token_hash="", seat=None, is_bot=True
+        )
+
+    def add_bot(self, bot: PlayerRecord, seat: int | None) -> None:
+        self._add(bot)
+        self.seat(bot, seat)
+
+    def add_ghost(self, pid: str, seat: int) -> None:
+        """A recovered game's seat whose player record is gone: a bot plays it."""
+        ghost = PlayerRecord(
+            player_id=pid, name=f"Bot {seat + 1}", token_hash="", seat=None, is_bot=True
+        )
+        self._add(ghost)
+
+    def _add(self, p: PlayerRecord) -> None:
+        self.players[p.player_id] = p
+        self.names[p.player_id] = p.name
+        self.record.players.append(p)
+
+    def forget(self, p: PlayerRecord) -> None:
+        """Out of the room for good: seat freed, token void."""
+        self.seat(p, None)
+        self.players.pop(p.player_id, None)
+        self.record.players = [q for q in self.record.players if q.player_id != p.player_id]
+        self.by_token.pop(p.token_hash, None)
+        self.away_since.pop(p.player_id, None)
+
+    def void_token(self, p: PlayerRecord) -> None:
+        self.by_token.pop(p.token_hash, None)
+        p.token_hash = ""
+
+    def humans(self) -> list[PlayerRecord]:
+        return [p for p in self.players.values() if not p.is_bot]
+
+    def _new_player_id(self) -> str:
+        while True:
+            pid = new_player_id()
+            if pid not in self.players:
+                return pid
+
+    # ------------------------------------------------------------------- seats
+
+    def seat(self, p: PlayerRecord, target: int | None) -> None:
+        """Move `p` to seat `target` (None: watching); the seat must be free."""
+        if p.seat is not None and p.seat < len(self.seats) and self.seats[p.seat] == p.player_id:
+            self.seats[p.seat] = None
+        if target is None:
+            self.seated_at.pop(p.player_id, None)
+        else:
+            self.seats[target] = p.player_id
+            self.seated_at.setdefault(p.player_id, next(self._order))
+        p.seat = target
+
+    def free_seat(self) -> int | None:
+        return next((i for i, pid in enumerate(self.seats) if pid is None), None)
+
+    def seat_to(self, order: list[str]) -> None:
+        """Seat exactly `order`, one per seat, as a game starts or is recovered."""
+        for pid in self.seats:
+            if pid is not None and pid not in order:
+                self.players[pid].seat = None
+                self.seated_at.pop(pid, None)
+        self.seats = [None] * len(order)
+        for i, pid in enumerate(order):
+            self.seat(self.players[pid], i)
+
+    def grow(self, size: int) -> None:
+        if len(self.seats) < size:
+            self.seats.extend([None] * (size - len(self.seats)))
+
+    def refit(self, size: int) -> None:
+        """Seats for a game of `size`: keep people in the seats that still exist,
+        move the others to free seats (or to watching) and drop surplus bots."""
+        old = self.seats
+        self.seats = old[:size] + [None] * max(0, size - len(old))
+        for pid in old[size:]:
+            if pid is None:
+                continue
+            p = self.players[pid]
+            p.seat = None
+            if p.is_bot:
+                self.forget(p)
+                continue
+            self.seat(p, self.free_seat())
+
+    # ---------------------------------------------------------------- presence
+
+    def connected(self, pid: str) -> bool:
+        return pid in self.players and pid not in self.away_since
+
+    def arrived(self, pid: str) -> None:
+        self.away_since.pop(pid, None)
+
+    def left(self, pid: str) -> None:
+        p = self.players.get(pid)
+        if p is not None and not p.is_bot:
+            self.away_since.setdefault(pid, time.time())
+
+    def heir(self) -> PlayerRecord | None:
+        """Who takes the host role: the connected person seated longest, else
+        any connected person; None when nobody is connected."""
+        here = [p for p in self.humans() if self.connected(p.player_id)]
+        if not here:
+            return None
+        return min(
+            here,
+            key=lambda p: (p.seat is None, self.seated_at.get(p.player_id, 0)),
+        )
+
+    def host_away_since(self) -> float | None:
+        host = self.host
+        return self.away_since.get(host) if host is not None else None
+
+    # ------------------------------------------------------------------ saving
+
+    def snapshot(self) -> RoomRecord:
+        """A deep copy of the record, for storage (the live one keeps changing)."""
+        r = self.record
+        return RoomRecord(
+            code=r.code,
+            game=r.game,
+            options=dict(r.options),
+            settings=dict(r.settings),
+            host_player_id=r.host_player_id,
+            players=[dataclasses.replace(p) for p in r.players],
+            tally=dict(r.tally),
+            closed=r.closed,
+        )

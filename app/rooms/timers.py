@@ -1,0 +1,102 @@
+"""A room's waits: named slots, each an asyncio task sleeping until a wall-clock
+deadline, that then runs its callback through the room's runner (which takes
+the room's lock and delivers what changed).
+
+Deadlines, not durations: what a view shows ("ms left") and what a restored
+room resumes from is the same number.  A slot holds one wait at a time; its
+`key` says what the wait is for, so a change that leaves the room waiting on
+the same thing keeps the timer running instead of restarting it.  A callback
+that fires after its slot was replaced or dropped does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger(__name__)
+
+Fire = Callable[["Timer"], Awaitable[None]]
+Runner = Callable[[Callable[[], Awaitable[None]]], Awaitable[None]]
+
+
+@dataclasses.dataclass(eq=False)
+class Timer:
+    slot: str
+    kind: str
+    key: object
+    seat: int | None
+    deadline: float  # wall clock, seconds
+    task: asyncio.Task[None] | None = None
+
+    def as_json(self) -> dict[str, object]:
+        deadline_ms = int(self.deadline * 1000)
+        return {
+            "kind": self.kind,
+            "seat": self.seat,
+            "deadline_ms": deadline_ms,
+            "ms_left": max(0, deadline_ms - int(time.time() * 1000)),
+        }
+
+
+class Timers:
+    def __init__(self, runner: Runner) -> None:
+        self._run = runner
+        self._slots: dict[str, Timer] = {}
+
+    def get(self, slot: str) -> Timer | None:
+        return self._slots.get(slot)
+
+    def start(
+        self,
+        slot: str,
+        kind: str,
+        deadline: float,
+        fire: Fire,
+        *,
+        key: object = None,
+        seat: int | None = None,
+    ) -> Timer:
+        """Wait in `slot` until `deadline`, unless it already waits for the same
+        kind and key (then that wait goes on)."""
+        old = self._slots.get(slot)
+        if old is not None and old.kind == kind and old.key == key:
+            return old
+        self.drop(slot)
+        t = Timer(slot, kind, key, seat, deadline)
+        t.task = asyncio.get_running_loop().create_task(self._wait(t, fire))
+        self._slots[slot] = t
+        return t
+
+    def drop(self, slot: str) -> None:
+        t = self._slots.pop(slot, None)
+        if t is not None and t.task is not None and t.task is not asyncio.current_task():
+            t.task.cancel()
+
+    def drop_all(self) -> None:
+        for slot in list(self._slots):
+            self.drop(slot)
+
+    def slots(self, prefix: str) -> list[str]:
+        return [s for s in self._slots if s.startswith(prefix)]
+
+    async def _wait(self, t: Timer, fire: Fire) -> None:
+        # the loop's clock and the wall clock may drift apart a little: never early
+        while (left := t.deadline - time.time()) > 0:
+            await asyncio.sleep(left)
+
+        async def due() -> None:
+            if self._slots.get(t.slot) is not t:
+                return  # replaced or dropped while this one was waiting for the lock
+            del self._slots[t.slot]
+            await fire(t)
+
+        try:
+            await self._run(due)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("a %s timer failed", t.kind)
