@@ -379,7 +379,8 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     if args.server == "bare":
         rooms = await _setup_bare(args.port, args.rooms)
     else:
-        rooms = await _setup_real(base, args.port, args.rooms, args.game, args.server == "batched")
+        batch = args.server in ("batched", "before")
+        rooms = await _setup_real(base, args.port, args.rooms, args.game, batch)
     setup_s = time.perf_counter() - t_setup
     stats = rooms[0].stats
     stop = asyncio.Event()
@@ -452,8 +453,29 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start_server(kind: str, port: int, callgrind: Path | None = None) -> subprocess.Popen[bytes]:
+def _export(rev: str) -> Path:
+    """The project as it stood at git revision `rev`, in a temporary folder:
+    the `before` server runs from there, so one run compares two versions."""
+    out = Path(tempfile.mkdtemp(prefix="cardroom-before-"))
+    archive = subprocess.run(
+        ["git", "archive", rev], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    return out
+
+
+_EXPORTS: dict[str, Path] = {}
+
+
+def _start_server(
+    kind: str, port: int, callgrind: Path | None = None, before: str = ""
+) -> subprocess.Popen[bytes]:
     target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
+    root = ROOT
+    if kind == "before":
+        if before not in _EXPORTS:
+            _EXPORTS[before] = _export(before)
+        root = _EXPORTS[before]
     cmd = [
         PYTHON, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port),
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
@@ -461,7 +483,7 @@ def _start_server(kind: str, port: int, callgrind: Path | None = None) -> subpro
         "--backlog", "4096",
     ]  # fmt: skip
     # saturation drives one socket far past a person's pace: lift the flood limit
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MAX_MESSAGES_PER_SECOND": "100000"}
+    env = {**os.environ, "PYTHONPATH": str(root), "MAX_MESSAGES_PER_SECOND": "100000"}
     if kind != "bare":
         # the real server as `make run` serves it: every action committed to a
         # freshly migrated SQLite file before its views go out
@@ -471,11 +493,11 @@ def _start_server(kind: str, port: int, callgrind: Path | None = None) -> subpro
         )
         subprocess.run(
             [PYTHON, "-m", "alembic", "upgrade", "head"],
-            cwd=ROOT, env=env, check=True, capture_output=True,
+            cwd=root, env=env, check=True, capture_output=True,
         )  # fmt: skip
     if callgrind is not None:
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind}.%p", *cmd]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    proc = subprocess.Popen(cmd, cwd=root, env=env)
     deadline = time.time() + (600 if callgrind is not None else 30)
     while time.time() < deadline:
         try:
@@ -512,7 +534,7 @@ def _one_run(kind: str, n: int, mode: str, args: argparse.Namespace) -> dict[str
     callgrind = (
         Path(tempfile.mkdtemp(prefix="cardroom-callgrind-")) / "server" if args.callgrind else None
     )
-    proc = _start_server(kind, port, callgrind)
+    proc = _start_server(kind, port, callgrind, args.before)
     try:
         result = _run_client(kind, port, proc.pid, n, mode, args)
         if callgrind is not None:
@@ -568,7 +590,7 @@ def parent_main(args: argparse.Namespace) -> None:
             return [r for r in results if (r["rooms"], r["server"], r["mode"]) == (n, kind, mode)]
 
         bare = runs("bare", "saturation")
-        for kind in ("real", "batched"):
+        for kind in ("real", "batched", "before"):
             sat, paced = runs(kind, "saturation"), runs(kind, "paced")
             if sat and bare:
                 per_round = [
@@ -650,7 +672,8 @@ def main() -> None:
         "--servers",
         default="real,batched,bare",
         help="real: the card room, one message per frame; batched: the card room with "
-        "?batch=1 (a change's messages in one frame); bare: bench/bare_server.py",
+        "?batch=1 (a change's messages in one frame); before: batched, at --before; "
+        "bare: bench/bare_server.py",
     )
     ap.add_argument("--duration", type=float, default=15.0, help="measured seconds per run")
     ap.add_argument("--warmup", type=float, default=3.0)
@@ -658,6 +681,12 @@ def main() -> None:
         "--rounds", type=int, default=1, help="run everything this many times, servers in turn"
     )
     ap.add_argument("--game", default="bigtwo")
+    ap.add_argument(
+        "--before",
+        default="",
+        help="a git revision: the server kind `before` is the card room as it stood "
+        "there (batched), for a before/after comparison in one run",
+    )
     ap.add_argument("--json", default="", help="also write the results here")
     ap.add_argument(
         "--callgrind",

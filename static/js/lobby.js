@@ -5,6 +5,7 @@ import { api, rememberSeat, savedName, rememberName, codeFromInput, inviteLink, 
 import { cardEl } from "./cards.js";
 import { optionsForm, describeOptions } from "./options.js";
 import { go } from "./nav.js";
+import { awayBadge } from "./tables/common.js";
 
 const BLURB = {
   posso: "Hypercharged rummy over ten hands: go down, play on, beg cards with Posso.",
@@ -261,6 +262,13 @@ export function seatsPanel(ctx) {
   const between = room.status !== "playing";
   const isHost = you.host;
   const cmd = (c) => socket.cmd(c).catch((e) => toast(e.message, "error"));
+  const handToBot = (s, i) => {
+    const early = s.grace_ends_ms && s.grace_ends_ms > Date.now();
+    return h("button.small", {
+      onclick: () => cmd({ type: "hand_to_bot", seat: i }),
+      title: early ? "Allowed once their grace period ends" : null,
+    }, "Hand to bot");
+  };
   const list = h("ul.seats");
   room.seats.forEach((s, i) => {
     const row = h("li.seat-row", { dataset: { seat: i } });
@@ -284,21 +292,19 @@ export function seatsPanel(ctx) {
         s.host && h("span.tag.host", "host"),
         s.bot && h("span.tag.bot", "bot"),
         s.auto && h("span.tag.bot", "bot playing"),
-        !s.bot && !s.connected && h("span.tag.away", "away"),
+        !between ? awayBadge(room, s) : !s.bot && !s.connected && h("span.tag.away", "away"),
       ),
     );
     const ctl = h("div.ctl");
+    // anyone playing may hand an away seat to a bot once its grace has passed
+    if (!between && !isHost && you.seat !== null && i !== you.seat && !s.bot && !s.connected && !s.auto) {
+      ctl.append(handToBot(s, i));
+    }
     if (isHost && i !== you.seat) {
       if (s.bot && between) ctl.append(h("button.small", { onclick: () => cmd({ type: "remove_bot", seat: i }) }, "Remove bot"));
       if (!s.bot) {
         ctl.append(h("button.small", { onclick: () => cmd({ type: "make_host", seat: i }) }, "Make host"));
-        if (!between && !s.connected && !s.auto) {
-          const early = s.grace_ends_ms && s.grace_ends_ms > Date.now();
-          ctl.append(h("button.small", {
-            onclick: () => cmd({ type: "hand_to_bot", seat: i }),
-            title: early ? "Allowed once their grace period ends" : null,
-          }, "Hand to bot"));
-        }
+        if (!between && !s.connected && !s.auto) ctl.append(handToBot(s, i));
         ctl.append(h("button.small.danger", { onclick: () => { if (confirm(`Remove ${s.name} from the room?`)) cmd({ type: "kick", seat: i }); } }, "Kick"));
       }
     }

@@ -28,11 +28,17 @@ const WHAT = {
   left: (n) => `${n} left the room.`,
   kicked: (n) => `${n} was removed by the host.`,
   sat: (n, e) => (e.seat === null || e.seat === undefined ? `${n} is watching.` : `${n} sat in seat ${e.seat + 1}.`),
-  host: (n) => `${n} is now the host.`,
+  host: (n, e) => (e.reason === "away" ? `${n} is now the host (the host was away).` : `${n} is now the host.`),
   bot_added: (n) => `${n} (bot) sat down.`,
   bot_removed: (n) => `${n} (bot) left.`,
-  auto_on: (n) => `A bot is playing for ${n}.`,
-  auto_off: (n) => `${n} is back.`,
+  auto_on: (n, e) =>
+    e.turn ? `Time ran out: a bot plays ${n}'s turn.`
+      : e.by ? `${e.by} handed ${n}'s seat to a bot until ${n} is back.`
+        : e.reason === "away" ? `${n} has been away too long: a bot plays for them until they are back.`
+          : `A bot is playing for ${n}.`,
+  auto_off: (n) => `${n} takes their seat back from the bot.`,
+  away: (n) => `${n} is away.`,
+  back: (n) => `${n} is back.`,
   game_set: () => "The host changed the game or house rules.",
   settings: () => "The host changed the room settings.",
   started: () => null,

@@ -3,7 +3,7 @@
 // bar with the server's last refusal.
 import { h } from "../dom.js";
 import { cardEl, backsFan, sortCards, cardName } from "../cards.js";
-import { countdown } from "../timer.js";
+import { countdown, localTimer } from "../timer.js";
 
 // ---- selection: picked hand cards as "code#n" (n-th copy of that code) ----
 
@@ -57,6 +57,20 @@ export function othersInOrder(ctx) {
   return out;
 }
 
+/**
+ * Away: since when, and a countdown to when a bot takes the seat over (or,
+ * without auto_bot, to when anyone seated may hand it to one).
+ */
+export function awayBadge(room, info) {
+  if (!info || info.bot || info.connected || !info.grace_ends_ms) return null;
+  const since = new Date(info.away_since_ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const left = info.grace_ends_ms - Date.now();
+  const title = `Away since ${since}`;
+  if (left <= 0 || info.auto) return h("span.chip.away", { title }, "away");
+  const label = room.settings?.auto_bot === false ? "away" : "away · bot in";
+  return h("span.chip.away", { title }, countdown(localTimer({ deadline_ms: info.grace_ends_ms }), label));
+}
+
 export function seatBadge(ctx, seat, { extra = null, count = null, showFan = true, cls = "" } = {}) {
   const info = ctx.room.seats[seat];
   const g = ctx.game;
@@ -77,6 +91,7 @@ export function seatBadge(ctx, seat, { extra = null, count = null, showFan = tru
     h("span.seat-name", ctx.seatName(seat)),
     g.dealer === seat ? h("span.chip.dealer", { title: "Dealer" }, "D") : null,
     info?.auto ? h("span.chip.auto", { title: "A bot is playing this seat" }, "bot") : null,
+    awayBadge(ctx.room, info),
     timer,
   ),
   h("div.seat-body",

@@ -1,0 +1,97 @@
+"""Who is away, and what the room does about it: the host role moves on, a bot
+stands in after the grace, the person who comes back takes over at once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from tests.rooms.harness import Recorder, attach, new_room, seat_people, settle
+from tests.rooms.tinygame import TINY
+
+pytestmark = pytest.mark.timeout(30)
+
+GRACE = 0.05
+
+
+def events(conn: object, what: str) -> list[dict[str, object]]:
+    frames = conn.recorder.frames  # type: ignore[attr-defined]
+    return [
+        f.msg["event"]
+        for f in frames
+        if f.player == conn.player_id  # type: ignore[attr-defined]
+        and f.msg.get("event", {}).get("what") == what
+    ]
+
+
+async def test_the_host_role_passes_to_the_connected_player_seated_longest() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": GRACE}, options={"hand": 1})
+    ann, bob, cy = await seat_people(room, 3)
+    # Bob stands up and sits down again: Cy has now been seated longer
+    await room.handle(bob, 1, "cmd", {"type": "sit", "seat": None})
+    await room.handle(bob, 2, "cmd", {"type": "sit", "seat": 1})
+    await room.disconnect(ann)
+    await asyncio.sleep(GRACE * 3)
+    await settle()
+    assert room.members.host == cy.player_id
+    assert events(bob, "host")[-1] == {
+        "type": "room", "what": "host", "seat": 2, "name": "P2", "reason": "away"
+    }  # fmt: skip
+    await room.shutdown()
+
+
+async def test_a_host_gone_with_nobody_here_hands_over_to_the_next_who_comes() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": GRACE})
+    ann, bob = await seat_people(room, 2)
+    await room.disconnect(bob)
+    await room.disconnect(ann)
+    await asyncio.sleep(GRACE * 3)
+    await settle()
+    assert room.members.host == ann.player_id, "nobody here to take it"
+    back = await attach(room, room.players[bob.player_id], Recorder())
+    assert room.members.host == bob.player_id
+    assert back.latest_view is not None and back.latest_view["you"]["host"] is True
+    await room.shutdown()
+
+
+async def test_a_host_back_within_the_grace_keeps_the_role() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": 5})
+    ann, bob = await seat_people(room, 2)
+    await room.disconnect(ann)
+    await attach(room, room.players[ann.player_id], Recorder())
+    await asyncio.sleep(0.05)
+    assert room.members.host == ann.player_id
+    assert not events(bob, "host")
+    await room.shutdown()
+
+
+async def test_everyone_sees_who_is_away_since_when_and_until_when() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": 30})
+    ann, bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    t0 = time.time()
+    await room.disconnect(bob)
+    assert events(ann, "away") == [{"type": "room", "what": "away", "seat": 1, "name": "P1"}]
+    seat = ann.latest_view["room"]["seats"][1]  # type: ignore[index]
+    assert seat["connected"] is False and seat["auto"] is False
+    assert abs(seat["away_since_ms"] / 1000 - t0) < 1
+    assert seat["grace_ends_ms"] == seat["away_since_ms"] + 30_000
+    await room.shutdown()
+
+
+async def test_a_bot_stands_in_after_the_grace_and_steps_aside_at_once() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": GRACE, "bot_delay": 0})
+    ann, bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    await room.disconnect(bob)
+    await asyncio.sleep(GRACE * 3)
+    await settle()
+    assert 1 in room.table.auto
+    assert events(ann, "auto_on")[-1]["reason"] == "away"
+    back = await attach(room, room.players[bob.player_id], Recorder())
+    assert 1 not in room.table.auto and not room.timers.slots("bot:1")
+    assert events(ann, "auto_off")[-1]["seat"] == 1
+    assert back.latest_view is not None and back.latest_view["room"]["seats"][1]["auto"] is False
+    await room.shutdown()
