@@ -1,4 +1,4 @@
-"""A Possession bot that plays the seed's strategy notes in a simple form.
+"""A Possession bot that plays a simple form of the usual tactics: feed nobody, mind steals.
 
 It reads only its view and legal list.  Every candidate property move gets a
 value: cards gained for its estate (a steal also counts what the victim

@@ -126,8 +126,8 @@ class KnownRows:
     as it goes, before its transaction ends, so whoever runs it must `clear()`
     this when a write or its transaction fails; a cleared cache costs a few
     queries, never a wrong row.  It holds only while one process writes each
-    room's rows, as now: the several-process mode of DESIGN.md ("Scale"), where
-    any process may act for a room, must go without it (or key it to the
+    room's rows, as now: a mode with several processes, where any process
+    may act for a room, must go without it (or key it to the
     room's version), or a save could be skipped over another process's."""
 
     #: the open room's row id, by code

@@ -1,4 +1,4 @@
-"""The engine contract every game implements (see DESIGN.md, "The engine contract").
+"""The engine contract every game implements; docs/games/*.md describe each game's side of it.
 
 An engine is a pure function of (options, seed, actions): no I/O, no clock, no
 asyncio.  The room above it owns time (a timer that runs out becomes the action
@@ -157,7 +157,7 @@ class Game(ABC, Generic[S]):
             )
 
     def choose_dealer(self, seats: int, seed: int, chosen: int | None) -> int:
-        """The first dealer (RULES.md, First dealer): the option when the host set
+        """The first dealer (docs/cards.md, First dealer): the option when the host set
         one, else drawn from the seed, so a replay deals to the same seats."""
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError("seed must be an integer")
@@ -171,7 +171,7 @@ class Game(ABC, Generic[S]):
     def new_game(
         self, seats: int, options: dict[str, Any], seed: int, deck: list[str] | None = None
     ) -> S:
-        """Deal the first hand.  `deck` stacks it from the top (RULES.md, Dealing)."""
+        """Deal the first hand.  `deck` stacks it from the top (docs/cards.md, Dealing)."""
 
     @abstractmethod
     def to_act(self, state: S) -> set[int]:

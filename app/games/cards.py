@@ -143,7 +143,7 @@ def deal_clockwise(
     order: Sequence[str], seats: int, dealer: int, hand_size: int
 ) -> list[list[str]]:
     """Deal `hand_size` cards each, one at a time clockwise from the dealer's
-    left (RULES.md, Dealing); the cards after them stay where they are in `order`."""
+    left (docs/cards.md, Dealing); the cards after them stay where they are in `order`."""
     hands: list[list[str]] = [[] for _ in range(seats)]
     for i, card in enumerate(order[: seats * hand_size]):
         hands[(dealer + 1 + i) % seats].append(card)

@@ -115,7 +115,7 @@ def test_does_not_discard_a_card_an_opponent_can_add() -> None:
 
 
 def test_folds_in_the_showdown_rather_than_expose_a_held_property() -> None:
-    # The seed's example: A..8 of clubs, holding the 9 and a useless K.
+    # The classic example: A..8 of clubs, holding the 9 and a useless K.
     run = "AC 2C 3C 4C 5C 6C 7C 8C"
     state = position(["9C KH", OPPONENT], [(0, "run", run)], phase="showdown")
     assert {"type": "extend", "property": "p1", "cards": ["9C"]} in G.legal_actions(state, 0)

@@ -4,9 +4,10 @@ A combination is reduced to (size, key): two combinations meet only when they
 have the same size, and then the larger key wins.  For five-card hands the key
 starts with the category (straight 0 .. straight flush 4), so a higher category
 beats any lower one without a special case.  Within a category the key follows
-RULES.md: straights and straight flushes by their highest card in Big Two order
-(face, then suit), flushes by suit then highest card, full houses by the triple,
-four of a kind by the four; pairs by face then the higher suit, triples by face.
+docs/games/bigtwo.md (Rulings): straights and straight flushes by their highest
+card in Big Two order (face, then suit), flushes by suit then highest card, full
+houses by the triple, four of a kind by the four; pairs by face then the higher
+suit, triples by face.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Big Two (Pusoy Dos) for exactly four seats, behind the engine contract.
 
-Turn flow, as RULES.md settles it:
+Turn flow, as docs/games/bigtwo.md (Rulings) settles it:
 - the holder of 3C leads first and must include it;
 - a seat with a combination on the table plays a higher one of the same size,
   or passes;

@@ -5,7 +5,7 @@ singles, or the top cards of two straights, is one integer comparison.  The
 face index is `power >> 2` and the suit index `power & 3`.
 
 Straights are a separate matter: they follow the *natural* cycle A-2-3-...-K-A
-(RULES.md), so a straight is recognised from the natural ranks (A=0 .. K=12)
+(docs/games/bigtwo.md, Rulings), so a straight is recognised from the natural ranks (A=0 .. K=12)
 and only then ranked by power.
 """
 

@@ -1,6 +1,6 @@
 """The deal and the decision of who starts.
 
-Dealing follows RULES.md exactly (one card at a time clockwise from the
+Dealing follows docs/cards.md (Dealing) exactly (one card at a time clockwise from the
 dealer's left, then the upturn, then the stock), so a stacked deck in a test or
 a replay lands where its author expects.
 """

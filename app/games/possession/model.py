@@ -26,7 +26,7 @@ HAND_SIZE = 9
 
 
 class PossessionOptions(GameOptions):
-    """Room settings a host picks before the game starts (RULES.md, Possession)."""
+    """Room settings a host picks before the game starts (docs/games/possession.md, Options)."""
 
     first_dealer: StrictInt | None = Field(default=None, ge=0, le=3)
     open_pile: StrictBool = False

@@ -1,4 +1,4 @@
-"""Posso: the rules engine (see docs/games/posso.md for the wire shapes)."""
+"""Posso: the rules engine (docs/games/posso.md states its rules and wire shapes)."""
 
 from app.games.posso.engine import PossoGame
 from app.games.posso.finder import find_go_down

@@ -1,4 +1,4 @@
-"""Posso behind the engine contract (DESIGN.md): ten hands of a hypercharged
+"""Posso behind the engine contract (app/games/base.py): ten hands of a hypercharged
 rummy with begging ("Posso?") between turns, for 2 (with phantoms) to 10."""
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ def deal(s: PossoState, events: list[Event]) -> None:
 
 def may_rebuild(s: PossoState) -> bool:
     """Whether the stack may be rebuilt from the pile once more this hand.  The
-    cap is a ruling of ours (RULES.md is silent): without it a hand nobody can
+    cap is a ruling of ours (docs/games/posso.md, An empty stack): without it a hand nobody can
     go out of, with nobody calling Posso, would go round for ever."""
     cap = s.options.reshuffles
     return cap is None or s.reshuffles < cap

@@ -1,5 +1,5 @@
 """Who may act and what they may do.  Where the choices are combinatorial the
-list is representative (DESIGN.md): one go-down arrangement (from the finder),
+list is representative (as `Game.legal_actions` allows): one go-down arrangement (from the finder),
 play-ons one card at a time, and a few cut positions."""
 
 from __future__ import annotations

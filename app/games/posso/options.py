@@ -1,4 +1,4 @@
-"""The host's settings for a game of Posso (RULES.md, Posso)."""
+"""The host's settings for a game of Posso (docs/games/posso.md, Options)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Which multisets of card values are plays against a top value.
 
-The seed's plays, as RULES.md settles them (T is the top card's value):
+The plays of docs/games/possum.md (Plays, Rulings); T is the top card's value:
 - base: one card equal to T; two cards summing to T; x and y with x + T = y;
 - `multiply` adds: two cards whose product is T; x and y with x * T = y;
 - `multi` replaces the base three with: one or more cards equal to T; two or

@@ -1,4 +1,4 @@
-"""Classification and comparison of Big Two combinations (RULES.md, seed 004)."""
+"""Classification and comparison of Big Two combinations (docs/games/bigtwo.md, Plays)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.games.bigtwo.order import DECK
 
 NATURAL_FACES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "S", "H", "D")
-#: the ruling's 13 windows, written out by hand rather than computed
+#: the 13 windows of docs/games/bigtwo.md (Rulings), written out by hand rather than computed
 WINDOWS = {
     frozenset(w.split())
     for w in (
@@ -179,7 +179,7 @@ def test_singles_by_face_then_suit() -> None:
 
 def test_pairs_by_face_then_the_higher_suit() -> None:
     assert beats("10H 10D", "5S 5C")
-    assert beats("3D 3C", "3H 3S")  # the seed's example: D > H
+    assert beats("3D 3C", "3H 3S")  # a pair compares its higher suit: D > H
     assert not beats("3H 3S", "3D 3C")
     assert beats("2D 2C", "AD AH") and beats("2C 2S", "AS AD")
     assert beats("4C 4S", "3H 3D")

@@ -1,7 +1,7 @@
 """Stacked deals and scripted turns for Possession scenario tests.
 
 Hands are written as they read at a table ("4D 5D 6D ..."); `stack` turns
-them into the exact dealing order of RULES.md, so each test states the
+them into the exact dealing order of docs/cards.md (Dealing), so each test states the
 position it needs and lets the real engine deal it.
 """
 

@@ -108,7 +108,7 @@ def test_secured_four_of_a_kind_and_a_to_k_with_one_deck() -> None:
 
 
 def test_secured_when_the_ends_are_used_in_other_properties() -> None:
-    # The seed's example: fours of 5s and 9s secure a 6-7-8.
+    # Fours of 5s and 9s secure a 6-7-8: its ends are out of reach for good.
     fives = prop("5C 5D 5H 5S", SET, pid="p1")
     nines = prop("9C 9D 9H 9S", SET, pid="p2")
     run = prop("6H 7H 8H", RUN, pid="p3")

@@ -1,4 +1,4 @@
-"""The deal and the start decision (the seed's "nearest cards" rule as RULES.md states it)."""
+"""The deal and the start decision (docs/games/possession.md, Who starts)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scenario tests on stacked deals: each plays a rule of the seed or RULES.md through `apply`."""
+"""Scenario tests on stacked deals: each plays a rule of docs/games/possession.md via `apply`."""
 
 from __future__ import annotations
 
