@@ -184,7 +184,8 @@ def open_room(base: str, game: str, names: list[str], **settings: Any) -> tuple[
     code = first["code"]
     tickets = [first]
     for name in names[1:]:
-        tickets.append(httpx.post(f"http://{base}/api/rooms/{code}/join", json={"name": name}).json())
+        joined = httpx.post(f"http://{base}/api/rooms/{code}/join", json={"name": name})
+        tickets.append(joined.json())
     return code, tickets
 
 
