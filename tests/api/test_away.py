@@ -148,9 +148,7 @@ class Player:
         return [e for e in self.events if e.get("type") == "room" and e.get("what") == what]
 
 
-def play(
-    players: list[Player], rng: random.Random, until: Any, within: float = 120
-) -> None:
+def play(players: list[Player], rng: random.Random, until: Any, within: float = 120) -> None:
     """Let these players play until `until()` holds."""
     deadline = time.monotonic() + within
     while not until():
