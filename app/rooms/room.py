@@ -298,7 +298,8 @@ class Room:
         extra: list[Event] = []
         if result is not None:
             await self._finish(result, extra)
-        self.reschedule()
+        # presence waits change only when the game ends, not with every move
+        self.reschedule(presence=result is not None)
         self.change([*events, *extra], room_changed=result is not None)
 
     async def _finish(self, result: dict[str, Any], events: list[Event]) -> None:
@@ -414,8 +415,9 @@ class Room:
         p = self.members.players.get(self.table.game_seats[seat])
         return p is None or p.is_bot or self.table.stand_in(seat)
 
-    def reschedule(self) -> None:
-        """Bring timers and bot moves in line with the state just committed."""
+    def reschedule(self, *, presence: bool = True) -> None:
+        """Bring timers and bot moves in line with the state just committed
+        (and the presence wait, unless the caller knows it is unchanged)."""
         timers, table = self.timers, self.table
         if not table.playing or self.closed:
             for slot in ("game", "turn", *timers.slots("bot:")):
@@ -448,7 +450,8 @@ class Room:
             if timers.get(slot) is None and self.bot_drives(seat):
                 delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
                 timers.start(slot, "bot", now + delay, self._on_bot, seat=seat)
-        self._schedule_presence()
+        if presence:
+            self._schedule_presence()
 
     def _schedule_presence(self) -> None:
         """Wake when the next person passes the grace: a seat a bot should take
