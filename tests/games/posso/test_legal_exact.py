@@ -5,7 +5,6 @@ is what keeps an illegal "High end" button off the screen."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
@@ -13,9 +12,9 @@ import pytest
 from app.games.base import IllegalAction
 from app.games.posso import POSSO
 from app.games.posso.melds import HIGH, LOW
-from app.games.posso.model import PLAY, PossoState
+from app.games.posso.model import PossoState
 from app.games.posso.rules import SET
-from tests.games.posso.checks import pick
+from tests.games.posso.checks import positions
 
 
 def candidates(s: PossoState, seat: int) -> list[dict[str, Any]]:
@@ -42,21 +41,6 @@ def accepts(s: PossoState, seat: int, action: dict[str, Any]) -> bool:
 
 def key(a: dict[str, Any]) -> tuple[Any, ...]:
     return (a["type"], a["meld"], a.get("card") or a["cards"][0], a.get("end") or a.get("to"))
-
-
-def positions(seed: int, seats: int, wanted: int) -> list[tuple[PossoState, int]]:
-    """Turns of seats that have gone down, from random games that go down keenly."""
-    rng = random.Random(seed)
-    found: list[tuple[PossoState, int]] = []
-    state = POSSO.new_game(seats, {"cutting": "off", "start_hand": rng.randint(1, 9)}, seed)
-    for _ in range(20_000):
-        if POSSO.is_over(state) or len(found) >= wanted:
-            break
-        seat = min(POSSO.to_act(state))
-        if state.phase == PLAY and state.down[seat] and state.melds:
-            found.append((state, seat))
-        state, _ = POSSO.apply(state, seat, pick(rng, POSSO.legal_actions(state, seat)))
-    return found
 
 
 @pytest.mark.parametrize("seed", range(12))
