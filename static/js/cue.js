@@ -73,7 +73,7 @@ export function soundToggle(rerender) {
       if (!on) chime(); // let the player hear what they switched on
       rerender();
     },
-  }, on ? "🔔 Sound on" : "🔕 Sound off");
+  }, on ? "♪ Sound on" : "♪ Sound off");
 }
 
 /** On a small screen the hand panel is pinned to the bottom of the table and

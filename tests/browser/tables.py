@@ -61,8 +61,15 @@ def open_table(pages: Any, *, phone: bool = False) -> Any:
     return page
 
 
-def draw(page: Any, game: str, view: dict[str, Any], legal: list[Any], names: list[str],
-         seat: int | None, **extra: Any) -> None:
+def draw(
+    page: Any,
+    game: str,
+    view: dict[str, Any],
+    legal: list[Any],
+    names: list[str],
+    seat: int | None,
+    **extra: Any,
+) -> None:
     page.evaluate(
         "(spec) => window.draw(spec)",
         {"game": game, "view": view, "legal": legal, "names": names, "seat": seat, **extra},

@@ -32,10 +32,12 @@ NAMES = ["Ann", "Bob", "Cleo", "Dmitri", "Eve"]
 # For each distinct hand card: pick it, read the meld buttons lit for it, unpick.
 READ_BUTTONS = """() => {
   const out = {};
-  const codes = [...new Set([...document.querySelectorAll('.hand button.card')].map((b) => b.dataset.code))];
+  const hand = [...document.querySelectorAll('.hand button.card')];
+  const codes = [...new Set(hand.map((b) => b.dataset.code))];
   for (const code of codes) {
     document.querySelector(`.hand button.card[data-code="${code}"]`).click();
-    out[code] = [...document.querySelectorAll('.meld .ends button')].map((b) => b.dataset.key).sort();
+    const lit = [...document.querySelectorAll('.meld .ends button')];
+    out[code] = lit.map((b) => b.dataset.key).sort();
     document.querySelector(`.hand button.card[data-code="${code}"]`).click();
   }
   return out;
@@ -105,7 +107,9 @@ def test_the_runs_from_the_report_offer_no_illegal_end(pages: Pages, size: str) 
     assert page.locator(".meld .ends button").count() == 0
     assert "fits no meld" in page.locator(".actmsg").inner_text()
     page.click('.hand button.card[data-code="9C"]')  # replaces the pick once down
-    keys = sorted(page.eval_on_selector_all(".meld .ends button", "bs => bs.map(b => b.dataset.key)"))
+    keys = sorted(
+        page.eval_on_selector_all(".meld .ends button", "bs => bs.map(b => b.dataset.key)")
+    )
     assert keys == ["high:m5", "low:m6"]
     assert "9♣ at the high end" in page.locator("[data-key='high:m5']").inner_text()
     shoot(page, f"issue21-1-report-runs-{size}")
@@ -113,9 +117,7 @@ def test_the_runs_from_the_report_offer_no_illegal_end(pages: Pages, size: str) 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_going_down_with_a_bad_set_shows_the_engines_plain_reason(pages: Pages, size: str) -> None:
-    state = next(
-        s for s, _ in [(POSSO.new_game(3, {"cutting": "off"}, 5), 0)] if s.phase
-    )
+    state = next(s for s, _ in [(POSSO.new_game(3, {"cutting": "off"}, 5), 0)] if s.phase)
     rng = random.Random(5)
     while not (state.phase == PLAY and not state.down[state.turn_seat]):
         seat = min(POSSO.to_act(state))
@@ -145,19 +147,48 @@ def test_going_down_with_a_bad_set_shows_the_engines_plain_reason(pages: Pages, 
 def sheet_rows() -> list[dict[str, Any]]:
     """Rows as the engine writes them: a cut that hit, one that timed out."""
     req = REQUIREMENTS
-    hit = {"at": 0.4, "count": 48, "target": 48, "hit": True,
-           "effect": {"seat": 1, "before": 120, "after": 0}}
+    hit = {
+        "at": 0.4,
+        "count": 48,
+        "target": 48,
+        "hit": True,
+        "effect": {"seat": 1, "before": 120, "after": 0},
+    }
     missed = {"at": None, "count": None, "target": 54, "hit": False, "effect": None}
     return [
-        {"hand": 1, "dealer": 0, "requirement": req[1].as_json(), "went_out": 1,
-         "points": [60, 0, 45, 30, 20], "totals": [60, 0, 45, 30, 20],
-         "toilet": [False] * 5, "cut": None, "possos": [1, 0, 0, 2, 0]},
-        {"hand": 2, "dealer": 1, "requirement": req[2].as_json(), "went_out": 0,
-         "points": [0, 120, 5, 10, 25], "totals": [60, 120, 50, 40, 45],
-         "toilet": [False] * 5, "cut": hit, "possos": [0, 0, 1, 0, 0]},
-        {"hand": 3, "dealer": 2, "requirement": req[3].as_json(), "went_out": 2,
-         "points": [15, 35, 0, 20, 10], "totals": [75, 155, 50, 60, 55],
-         "toilet": [False] * 5, "cut": missed, "possos": [0, 0, 0, 0, 0]},
+        {
+            "hand": 1,
+            "dealer": 0,
+            "requirement": req[1].as_json(),
+            "went_out": 1,
+            "points": [60, 0, 45, 30, 20],
+            "totals": [60, 0, 45, 30, 20],
+            "toilet": [False] * 5,
+            "cut": None,
+            "possos": [1, 0, 0, 2, 0],
+        },
+        {
+            "hand": 2,
+            "dealer": 1,
+            "requirement": req[2].as_json(),
+            "went_out": 0,
+            "points": [0, 120, 5, 10, 25],
+            "totals": [60, 120, 50, 40, 45],
+            "toilet": [False] * 5,
+            "cut": hit,
+            "possos": [0, 0, 1, 0, 0],
+        },
+        {
+            "hand": 3,
+            "dealer": 2,
+            "requirement": req[3].as_json(),
+            "went_out": 2,
+            "points": [15, 35, 0, 20, 10],
+            "totals": [75, 155, 50, 60, 55],
+            "toilet": [False] * 5,
+            "cut": missed,
+            "possos": [0, 0, 0, 0, 0],
+        },
     ]
 
 
@@ -185,12 +216,14 @@ def test_the_score_sheet_reads_cleanly(pages: Pages, size: str) -> None:
     # Every name sits on one line: no name is broken mid-word.
     heights = page.eval_on_selector_all(
         ".livesheet thead th .pname",
-        "els => els.map(e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight) || 20])",
+        "els => els.map(e => [e.getBoundingClientRect().height,"
+        " parseFloat(getComputedStyle(e).lineHeight) || 20])",
     )
     assert all(hgt < 1.6 * line for hgt, line in heights), heights
     # The log speaks to me as "you".
     line = page.evaluate(
-        "() => window.table.describe({type: 'cut_due', hand: 2, dealer: 0, target: 30}, window.ctx).text"
+        "() => window.table.describe("
+        "{type: 'cut_due', hand: 2, dealer: 0, target: 30}, window.ctx).text"
     )
     assert line.startswith("Hand 2: you cut") and "You cuts" not in line
     sheet.scroll_into_view_if_needed()
@@ -224,8 +257,9 @@ def test_the_posso_answer_never_defaults_unseen(pages: Pages, server: str, size:
     shoot(page, f"issue21-3-answer-{size}")
     caller = state.caller
     text = page.evaluate(
-        """([seat, caller]) => window.table.describe(
-             {type: 'posso_answered', seat, caller, allow: true, timed_out: true}, window.ctx).text""",
+        """([seat, caller]) => window.table.describe({
+             type: 'posso_answered', seat, caller, allow: true, timed_out: true,
+           }, window.ctx).text""",
         [seat, caller],
     )
     assert text.startswith("Time ran out before you answered")
@@ -237,8 +271,10 @@ def test_the_posso_answer_never_defaults_unseen(pages: Pages, server: str, size:
     box = toast.bounding_box()
     assert prompt and box
     overlap = not (
-        box["x"] > prompt["x"] + prompt["width"] or box["x"] + box["width"] < prompt["x"]
-        or box["y"] > prompt["y"] + prompt["height"] or box["y"] + box["height"] < prompt["y"]
+        box["x"] > prompt["x"] + prompt["width"]
+        or box["x"] + box["width"] < prompt["x"]
+        or box["y"] > prompt["y"] + prompt["height"]
+        or box["y"] + box["height"] < prompt["y"]
     )
     assert not overlap, (box, prompt)
     shoot(page, f"issue21-3-timed-out-{size}")
@@ -247,8 +283,9 @@ def test_the_posso_answer_never_defaults_unseen(pages: Pages, server: str, size:
 def many_melds() -> tuple[PossoState, int]:
     state, seat = down_position()
     others = [s for s in range(state.seats) if s != seat]
+    ranks = ("5", "6", "7", "8", "9", "10")
     state.melds = [
-        new_meld(f"m{i}", others[i % len(others)], "run", [f"{r}{suit}" for r in ("5", "6", "7", "8", "9", "10")])
+        new_meld(f"m{i}", others[i % len(others)], "run", [r + suit for r in ranks])
         for i, suit in enumerate("CDHSCD")
     ] + [new_meld("m9", seat, "set", ["KC", "KD", "KH"])]
     state.hands[seat] = ["4C", "JD", "QH", "AS", "3H", "7S", "9D", "10H", "2C", "JK", "KS", "5D"]
@@ -267,7 +304,8 @@ def test_melds_behind_the_hand_panel_are_hinted_and_reachable(pages: Pages, size
     shoot(page, f"issue21-4-melds-hint-{size}")
     cue.click()
     page.wait_for_function(
-        "() => { const f = document.querySelector('.felt'); return f.scrollHeight - f.clientHeight - f.scrollTop < 4; }"
+        "() => { const f = document.querySelector('.felt');"
+        " return f.scrollHeight - f.clientHeight - f.scrollTop < 4; }"
     )
     page.wait_for_selector(".morecue", state="detached")
     last = page.locator(".meld").last.bounding_box()
@@ -275,7 +313,9 @@ def test_melds_behind_the_hand_panel_are_hinted_and_reachable(pages: Pages, size
     assert last and panel and last["y"] + last["height"] <= panel["y"] + 1
     # Run cards show enough of each card to read and tap it.
     steps = page.eval_on_selector_all(
-        ".meld[data-meld=m0] .card", "cs => cs.slice(1).map((c, i) => c.getBoundingClientRect().left - cs[i].getBoundingClientRect().left)"
+        ".meld[data-meld=m0] .card",
+        "cs => cs.slice(1).map((c, i) =>"
+        " c.getBoundingClientRect().left - cs[i].getBoundingClientRect().left)",
     )
     assert min(steps) >= 18, steps
     shoot(page, f"issue21-4-melds-shown-{size}")
@@ -315,10 +355,13 @@ def first_turn(name: str, seats: int, seed: int, options: dict[str, Any]) -> tup
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize(("name", "seats", "options"), [
-    ("bigtwo", 4, {}),
-    ("posso", 3, {"cutting": "off", "start_hand": 10}),
-])
+@pytest.mark.parametrize(
+    ("name", "seats", "options"),
+    [
+        ("bigtwo", 4, {}),
+        ("posso", 3, {"cutting": "off", "start_hand": 10}),
+    ],
+)
 def test_every_card_in_a_big_hand_can_be_tapped(
     pages: Pages, size: str, name: str, seats: int, options: dict[str, Any]
 ) -> None:
@@ -365,9 +408,7 @@ def test_smaller_things_read_plainly(pages: Pages, server: str, size: str) -> No
     state, seat = first_turn("possum", 3, 9, {})
     draw(page, "possum", GAMES["possum"].view(state, seat), [], NAMES[:3], seat)
     assert "to beat" not in page.locator(".tablebox").inner_text()
-    assert page.evaluate(
-        "async () => (await import('/js/tables/bigtwo.js')).scoreText(1)"
-    ) is None
+    assert page.evaluate("async () => (await import('/js/tables/bigtwo.js')).scoreText(1)") is None
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -385,7 +426,9 @@ def test_keyboard_labels_and_contrast(pages: Pages, size: str) -> None:
     add.focus()
     page.keyboard.press("Enter")
     assert page.evaluate("() => window.acted.at(-1)") == {
-        "type": "play_on", "meld": "m1", "cards": ["QH"]
+        "type": "play_on",
+        "meld": "m1",
+        "cards": ["QH"],
     }
     # Text on the felt meets WCAG AA (4.5:1) against the felt's lightest green.
     ratios = page.evaluate(CONTRAST)
@@ -397,12 +440,14 @@ CONTRAST = """() => {
   const felt = getComputedStyle(document.documentElement).getPropertyValue('--felt-light').trim();
   const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
   const hex = (s) => [1, 3, 5].map((i) => parseInt(s.slice(i, i + 2), 16));
-  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
-    .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  const lum = (c) => c.map(lin).reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
   // The felt's highlight lightens its centre by 5% white.
   const bg = hex(felt).map((v) => v * 0.95 + 255 * 0.05);
   const out = {};
-  for (const sel of ['.felt .muted-l', '.pile-label', '.zone-title', '.meld-head', '.actmsg', '.seat-name', '.st-title']) {
+  const kinds = ['.felt .muted-l', '.pile-label', '.zone-title', '.meld-head', '.actmsg',
+    '.seat-name', '.st-title'];
+  for (const sel of kinds) {
     const el = document.querySelector(sel);
     if (!el) continue;
     const [r, g, b, a = 1] = rgb(getComputedStyle(el).color);
