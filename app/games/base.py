@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.games.cards import CardError, rng_for, validate
+from app.games.cards import CardError, card_text, rng_for, validate
 
 Action = dict[str, Any]
 #: An event: `{"type": ..., "to": None | seat, ...}`.  `to` is who may see it.
@@ -113,9 +113,9 @@ def check_held(hand: Sequence[str], chosen: Sequence[str]) -> None:
     problems = []
     for card, wanted in Counter(chosen).items():
         if held[card] == 0:
-            problems.append(f"you do not hold {card}")
+            problems.append(f"you do not hold {card_text(card)}")
         elif held[card] < wanted:
-            problems.append(f"you hold {held[card]} {card}, not {wanted}")
+            problems.append(f"you hold {held[card]} {card_text(card)}, not {wanted}")
     if problems:
         raise IllegalAction("not_in_hand", "; ".join(problems))
 

@@ -150,6 +150,21 @@ def deal_clockwise(
     return hands
 
 
+SUIT_SYMBOLS: dict[str, str] = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def card_text(code: str) -> str:
+    """A card as a player reads it in a message: "10♣", "Q♥", "joker".
+    Codes stay on the wire; words meant for people use this."""
+    if code == JOKER:
+        return "joker"
+    return code[:-1] + SUIT_SYMBOLS.get(code[-1:], code[-1:])
+
+
+def cards_text(codes: Iterable[str]) -> str:
+    return " ".join(card_text(c) for c in codes)
+
+
 def sort_key(code: str) -> tuple[int, int]:
     """Suit then rank: a tidy hand order for views."""
     return (SUITS.index(suit(code)) if code != JOKER else 4, rank(code))

@@ -15,9 +15,9 @@ class RoomSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     #: seconds the Posso window stays open
-    posso_window: float = Field(default=3.0, ge=0, le=15)
+    posso_window: float = Field(default=8.0, ge=0, le=15)
     #: seconds the next player has to answer a Posso call (timing out allows it)
-    posso_answer: float = Field(default=5.0, ge=0, le=60)
+    posso_answer: float = Field(default=15.0, ge=0, le=60)
     #: seconds the dealer has to cut (timing out is a miss)
     cut: float = Field(default=15.0, ge=0, le=120)
     #: None = no turn timer; else seconds before a bot plays the turn

@@ -83,6 +83,14 @@ const TITLES = {
   bot_delay: "Bot thinking time (seconds)",
   public_replays: "Public replays",
 };
+// What an empty number field means, shown in it: the server's default for a
+// field that may be empty ("none", "no limit"), never the word "default".
+const EMPTY = {
+  decks: "players − 1, at least 2",
+  first_dealer: "at random",
+  reshuffles: "no limit",
+  turn_timer: "none",
+};
 const titleOf = (key, p) => TITLES[key] || p.title || key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 
 /**
@@ -109,7 +117,7 @@ export function optionsForm(game) {
     } else {
       if (Array.isArray(p.enum)) {
         input = h("select", { id });
-        if (p.nullable) input.append(h("option", { value: "" }, "Default"));
+        if (p.nullable) input.append(h("option", { value: "" }, EMPTY[key] || "None"));
         for (const v of p.enum) {
           const o = h("option", { value: String(v) }, LABELS[game.name]?.[key]?.[v] || String(v).replace(/_/g, " "));
           if (v === p.default) o.selected = true;
@@ -126,7 +134,7 @@ export function optionsForm(game) {
           min: p.minimum ?? p.exclusiveMinimum, max: p.maximum ?? p.exclusiveMaximum,
           step: p.type === "integer" ? 1 : "any",
           value: p.default ?? "",
-          placeholder: p.nullable ? "default" : "",
+          placeholder: p.nullable ? EMPTY[key] || "empty" : "",
         });
         read = () => {
           if (input.value === "") {

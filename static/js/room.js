@@ -9,6 +9,7 @@ import { showJoin, lobbyPanel, seatsPanel, loadGames } from "./lobby.js";
 import { localTimer } from "./timer.js";
 import { chatPanel } from "./chat.js";
 import { logPanel, roomEventText } from "./log.js";
+import { TurnCue, soundToggle, updateMoreCue } from "./cue.js";
 
 const TABLES = {
   posso: () => import("./tables/posso.js"),
@@ -51,13 +52,18 @@ class RoomPage {
     this.log = logPanel();
     this.chat = chatPanel((text) => this.socket.cmd({ type: "chat", text }));
     this.lastEvents = [];
-    for (const line of this.saved.log || []) this.log.add(line.text, line.cls, false);
+    this.cue = new TurnCue();
+    for (const line of this.saved.log || []) this.log.add(line.text, line.cls);
     for (const line of this.saved.chat || []) this.chat.addRaw(line);
   }
 
+  // The log and chat live in localStorage (per room), with the version they
+  // reach: a new tab, or the browser opened again, shows them and resumes
+  // with &since=v, so the server sends what happened in between.
   loadSession() {
     try {
-      return JSON.parse(sessionStorage.getItem(`cardroom:session:${this.code}`)) || {};
+      const key = `cardroom:session:${this.code}`;
+      return JSON.parse(localStorage.getItem(key) || sessionStorage.getItem(key)) || {};
     } catch {
       return {};
     }
@@ -65,7 +71,7 @@ class RoomPage {
 
   saveSession() {
     try {
-      sessionStorage.setItem(
+      localStorage.setItem(
         `cardroom:session:${this.code}`,
         JSON.stringify({ v: this.socket.v, log: this.log.lines.slice(-200), chat: this.chat.lines.slice(-100) }),
       );
@@ -129,11 +135,13 @@ class RoomPage {
   showError(message) {
     message = message ? message[0].toUpperCase() + message.slice(1) : "Refused.";
     this.ui.error = message;
-    toast(message, "error");
     const box = this.app.querySelector(".actmsg");
     if (box) {
+      // Shown where the player acts: a toast too would only cover the prompt.
       box.textContent = message;
       box.classList.add("error");
+    } else {
+      toast(message, "error");
     }
   }
 
@@ -258,6 +266,7 @@ class RoomPage {
       rerender() {
         page.renderTable();
       },
+      soundToggle: () => soundToggle(() => page.renderTable()),
       setSort(by) {
         page.ui.sort = by;
         setPref("sort", by);
@@ -280,8 +289,7 @@ class RoomPage {
   render() {
     const view = this.view;
     if (!view) return;
-    const mine = view.game && view.you.seat !== null && (view.game.to_act || []).includes(view.you.seat);
-    document.title = `${mine ? "● Your move · " : ""}${view.room.title || view.room.game} · room ${this.code}`;
+    this.cue.update(view, `${view.room.title || view.room.game} · room ${this.code}`);
     if (this.isLobby()) {
       this.renderLobby();
       return;
@@ -316,6 +324,8 @@ class RoomPage {
       const side = h("aside.side", tabs, body);
       const root = h("div.room", felt, side);
       mount(this.app, root);
+      felt.addEventListener("scroll", () => updateMoreCue(felt), { passive: true });
+      if (window.ResizeObserver) new ResizeObserver(() => updateMoreCue(felt)).observe(felt);
       this.shell = { root, felt, tabs, body, side, tabName: null };
     }
     this.renderTable();
@@ -337,6 +347,7 @@ class RoomPage {
     felt.className = `felt game-${this.view.room.game} ${this.view.room.status}`;
     mount(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
     restoreFocus(focus);
+    requestAnimationFrame(() => updateMoreCue(felt));
   }
 
   resultBanner(ctx) {
@@ -350,8 +361,11 @@ class RoomPage {
     const rows = places.map((group) => {
       const label = medal[rank] || `${rank + 1}th`;
       rank += group.length;
+      // A score says something the place does not (Posso points, cards
+      // left); a table whose score is the place gives none.
+      const scores = result.scores ? group.map((s) => (this.table.scoreText ? this.table.scoreText(result.scores[s], ctx) : String(result.scores[s]))).filter(Boolean) : [];
       return h("li", h("strong", label), " ", group.map((s) => ctx.seatName(s)).join(" & "),
-        result.scores ? h("span.muted", ` · ${group.map((s) => this.table.scoreText?.(result.scores[s], ctx) ?? result.scores[s]).join(", ")}`) : null);
+        scores.length ? h("span.muted", ` · ${scores.join(", ")}`) : null);
     });
     const me = ctx.me;
     const won = me !== null && places[0]?.includes(me);

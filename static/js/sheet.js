@@ -49,6 +49,7 @@ export function normalizeSheet(data, names) {
         out.totals[l.seat] = l.total;
         out.possos[l.seat] = l.possos ?? 0;
         if (l.went_out && out.went_out === null) out.went_out = l.seat;
+        if (l.cut && !out.cut) out.cut = { seat: l.seat, ...l.cut };
       }
     } else {
       const src = r.row || r;
@@ -63,18 +64,27 @@ export function normalizeSheet(data, names) {
   return { names: seatNames, hands };
 }
 
-function cutText(cut, names) {
+/**
+ * A hand's cut in words: "Ann cut 48 (needed 48 or 49): a hit, 120 → 0",
+ * "Ann did not cut in time: a miss". `dealer` names the cutter when the cut
+ * does not say (the engine's rows leave it to the row's dealer).
+ */
+export function cutText(cut, names, dealer = null) {
   if (!cut) return null;
   if (typeof cut === "string") return cut;
-  const who = cut.seat !== undefined && names[cut.seat] ? `${names[cut.seat]} ` : "";
-  const took = cut.count ?? cut.cut ?? cut.cards;
-  const target = cut.target ?? cut.needed ?? cut.hit;
-  const res = cut.hit === true || cut.result === "hit" ? "hit!" : cut.hit === false || cut.result === "miss" ? "missed" : "";
-  const parts = [`${who}cut ${took ?? "?"}`];
-  if (typeof target === "number" || Array.isArray(target)) parts.push(`(needed ${Array.isArray(target) ? target.join(" or ") : target})`);
-  if (res) parts.push(res);
-  if (cut.effect || cut.new_total !== undefined) parts.push(cut.effect ? `→ ${cut.effect}` : `→ ${cut.new_total}`);
-  return parts.join(" ");
+  const seat = cut.seat ?? cut.effect?.seat ?? dealer;
+  const who = seat !== null && seat !== undefined && names[seat] ? names[seat] : "The dealer";
+  const took = cut.count ?? cut.cut ?? cut.cards ?? null;
+  const target = cut.target ?? cut.needed ?? null;
+  const hit = cut.hit === true || cut.result === "hit";
+  if (took === null || took === undefined) return `${who} did not cut in time: a miss`;
+  const needed = typeof target === "number" ? ` (needed ${target} or ${target + 1})` : Array.isArray(target) ? ` (needed ${target.join(" or ")})` : "";
+  let text = `${who} cut ${took}${needed}: ${hit ? "a hit" : "a miss"}`;
+  const eff = cut.effect;
+  if (eff && typeof eff === "object" && typeof eff.before === "number") text += `, ${eff.before} → ${eff.after}`;
+  else if (typeof eff === "number" || typeof eff === "string") text += `, now ${eff}`;
+  else if (cut.new_total !== undefined) text += `, now ${cut.new_total}`;
+  return text;
 }
 
 /** The paper sheet. opts: {current: hand number in play, hands: total (10)} */
@@ -86,12 +96,12 @@ export function sheetEl(sheet, opts = {}) {
   const table = h("table.sheet", { "aria-label": "Posso score sheet" });
   table.append(h("thead", h("tr",
     h("th.handcol", { scope: "col" }, "Hand"),
-    names.map((n, s) => h("th", { scope: "col" }, h("span.swatch", { style: { background: COLORS[s % COLORS.length] } }), n)),
+    names.map((n, s) => h("th", { scope: "col", title: n }, h("span.swatch", { style: { background: COLORS[s % COLORS.length] } }), h("span.pname", n))),
   )));
   const body = h("tbody");
   for (const r of hands) {
     const req = requirementText(r.requirement);
-    const cut = cutText(r.cut, names);
+    const cut = cutText(r.cut, names, r.dealer);
     body.append(h("tr",
       h("th.handcol", { scope: "row" },
         h("span.hn", String(r.hand)),

@@ -87,7 +87,7 @@ def test_games_list_carries_option_schemas(client: TestClient) -> None:
 
 def test_room_settings_schema_and_defaults(client: TestClient) -> None:
     body = client.get("/api/room-settings").json()
-    assert body["defaults"]["posso_window"] == 3 and body["defaults"]["turn_timer"] is None
+    assert body["defaults"]["posso_window"] == 8 and body["defaults"]["turn_timer"] is None
     assert body["schema"]["properties"]["posso_window"]["maximum"] == 15
 
 

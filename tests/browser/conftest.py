@@ -22,7 +22,9 @@ import pytest
 from tests.services import free_port, require_chromium, uvicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "artifacts" / "screenshots"
+#: where screenshots go: artifacts/screenshots/ (git ignores artifacts/), or the
+#: folder CI names in SCREENSHOTS_DIR to keep them as build artifacts
+SHOTS = Path(os.environ.get("SCREENSHOTS_DIR") or ROOT / "artifacts" / "screenshots")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -150,7 +152,7 @@ def pages(browser: Any, server: str) -> Iterator[Pages]:
 
 
 def shoot(page: Any, name: str) -> Path:
-    """Save a screenshot under artifacts/screenshots/ (git ignores artifacts/)."""
+    """Save a screenshot under SHOTS (artifacts/screenshots/ unless SCREENSHOTS_DIR says)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path))

@@ -67,9 +67,9 @@ def test_held_cards_count_copies() -> None:
     check_held(["7D", "7D", "AS"], ["7D", "7D"])
     check_held(["7D", "AS"], [])
     missing = refusal(check_held, ["7D", "AS"], ["KC"])
-    assert missing.code == "not_in_hand" and "KC" in missing.message
+    assert missing.code == "not_in_hand" and "K♣" in missing.message
     short = refusal(check_held, ["7D", "AS"], ["7D", "7D"])
-    assert short.code == "not_in_hand" and "you hold 1 7D, not 2" in short.message
+    assert short.code == "not_in_hand" and "you hold 1 7♦, not 2" in short.message
 
 
 @pytest.mark.parametrize("name", ["posso", "possession", "possum", "bigtwo"])

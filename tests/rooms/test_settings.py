@@ -11,11 +11,11 @@ from app.rooms.text import clean_chat, clean_name
 
 def test_defaults_and_partial_updates() -> None:
     s = parse_settings(None)
-    assert (s.posso_window, s.posso_answer, s.cut, s.turn_timer) == (3, 5, 15, None)
+    assert (s.posso_window, s.posso_answer, s.cut, s.turn_timer) == (8, 15, 15, None)
     assert (s.disconnect_grace, s.bot_delay, s.public_replays) == (60, 0.8, False)
     t = parse_settings({"cut": 30}, s)
-    assert t.cut == 30 and t.posso_window == 3
-    assert t.timer_seconds("cut") == 30 and t.timer_seconds("posso_window") == 3
+    assert t.cut == 30 and t.posso_window == 8
+    assert t.timer_seconds("cut") == 30 and t.timer_seconds("posso_window") == 8
 
 
 @pytest.mark.parametrize(

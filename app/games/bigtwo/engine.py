@@ -34,6 +34,7 @@ from app.games.bigtwo.model import BigTwoOptions, BigTwoState, Trick
 from app.games.bigtwo.order import DECK, THREE_OF_CLUBS, by_power
 from app.games.bigtwo.plays import all_plays, plays_beating
 from app.games.bigtwo.view import build_view
+from app.games.cards import cards_text
 
 SEATS = 4
 HAND_SIZE = 13
@@ -155,9 +156,9 @@ class BigTwoGame(Game[BigTwoState]):
         combo = classify(chosen)
         if combo is None:
             what = SIZE_NAME[n] if n < 5 else "a straight, flush, full house, four of a kind"
-            raise IllegalAction("not_a_combination", f"{' '.join(chosen)} is not {what}")
+            raise IllegalAction("not_a_combination", f"{cards_text(chosen)} is not {what}")
         if state.first_play and THREE_OF_CLUBS not in chosen:
-            raise IllegalAction("must_include_3c", "the first play of the game must include 3C")
+            raise IllegalAction("must_include_3c", "the first play of the game must include 3♣")
         trick = state.trick
         if trick is not None:
             if combo.size != trick.combo.size:
@@ -169,8 +170,8 @@ class BigTwoGame(Game[BigTwoState]):
             if not combo.beats(trick.combo):
                 raise IllegalAction(
                     "too_low",
-                    f"{ARTICLE[combo.category]} {' '.join(chosen)} does not beat "
-                    f"{ARTICLE[trick.combo.category]} {' '.join(trick.cards)}",
+                    f"{ARTICLE[combo.category]} {cards_text(chosen)} does not beat "
+                    f"{ARTICLE[trick.combo.category]} {cards_text(trick.cards)}",
                 )
         return combo
 

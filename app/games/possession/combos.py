@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
-from app.games.cards import RANKS, SUITS, make, rank, suit
+from app.games.cards import RANKS, SUIT_SYMBOLS, SUITS, card_text, make, rank, suit
 from app.games.possession.model import RUN, SET, Property, Rules
 
 ACE, KING = 1, 13
@@ -74,7 +74,7 @@ def _set_problem(prop: Property, add: Sequence[str], rules: Rules) -> tuple[str,
     r = rank(prop.cards[0])
     for c in add:
         if rank(c) != r:
-            return "does_not_fit", f"{c} cannot join a set of {rank_name(r)}s"
+            return "does_not_fit", f"{card_text(c)} cannot join a set of {rank_name(r)}s"
     if len(prop.cards) + len(add) > rules.set_limit:
         return "set_full", (
             f"a set holds at most {rules.set_limit} cards; {prop.id} has {len(prop.cards)}"
@@ -91,13 +91,14 @@ def _run_problem(prop: Property, add: Sequence[str]) -> tuple[str, str] | None:
     lo, hi = run_ends(prop)
     for c in add:
         if suit(c) != s:
-            return "does_not_fit", f"{c} is not a {s} card; {prop.id} is a sequence in {s}"
+            sym = SUIT_SYMBOLS[s]
+            return "does_not_fit", f"{card_text(c)} is not {sym}: {prop.id} is a {sym} sequence"
     ranks = [rank(c) for c in add]
     if len(set(ranks)) != len(ranks):
         return "not_consecutive", "the same rank twice cannot extend a sequence"
     for c, r in zip(add, ranks, strict=True):
         if lo <= r <= hi:
-            return "does_not_fit", f"{prop.id} already holds a {rank_name(r)}{s} ({c})"
+            return "does_not_fit", f"{prop.id} already holds {card_text(c)}"
     below = sorted(r for r in ranks if r < lo)
     above = sorted(r for r in ranks if r > hi)
     if below and above:

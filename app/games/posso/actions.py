@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.games.base import Event, IllegalAction, Shapes, check_held, event, read_card, read_cards
+from app.games.cards import cards_text
 from app.games.posso import flow
 from app.games.posso.melds import HIGH, LOW, Meld, extend, new_meld, swap
 from app.games.posso.model import ANSWER, CUT, DRAW, OVER, PLAY, WINDOW, PossoState
@@ -121,6 +122,9 @@ def go_down(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) ->
     req = REQUIREMENTS[s.hand_no]
     hand = s.hands[seat]
     take_from_hand(hand, [c for _, cards in parsed for c in cards])
+    # Each meld is judged on its own first, so "3♣ 5♣ is not a set" is said
+    # before any complaint about how many melds of which size the hand needs.
+    melds = [new_meld("", seat, k, cards) for k, cards in parsed]
     shapes = sorted((k, len(c)) for k, c in parsed)
     if req.all_cards:
         fits = len(parsed) == len(req.melds) and all(k == RUN and len(c) >= 5 for k, c in parsed)
@@ -129,10 +133,9 @@ def go_down(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) ->
     if not fits:
         raise IllegalAction(
             "wrong_melds",
-            f"hand {s.hand_no} asks for exactly {req.text}; you laid "
-            + ", ".join(f"a {k} of {n}" for k, n in shapes),
+            f"hand {s.hand_no} asks for {'' if req.all_cards else 'exactly '}{req.text}; "
+            "you laid " + ", ".join(f"a {k} of {len(c)} ({cards_text(c)})" for k, c in parsed),
         )
-    melds = [new_meld("", seat, k, cards) for k, cards in parsed]
     suits = [m.suit for m in melds if m.kind == RUN]
     if req.distinct_suits and len(set(suits)) != len(suits):
         raise IllegalAction(

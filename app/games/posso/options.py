@@ -17,13 +17,19 @@ class PossoOptions(GameOptions):
         ge=1,
         le=MAX_DECKS,
         strict=True,
-        description="decks of 54 (with jokers); default max(2, players - 1)",
+        description=(
+            "decks of 54 cards (two jokers each); leave empty for one deck fewer "
+            "than players, at least 2"
+        ),
     )
     start_hand: int = Field(
-        default=1, ge=1, le=10, strict=True, description="hand to start at (1..10)"
+        default=1, ge=1, le=10, strict=True, description="the hand to start at, 1 to 10"
     )
     first_dealer: int | None = Field(
-        default=None, ge=0, strict=True, description="seat of the first dealer; default random"
+        default=None,
+        ge=0,
+        strict=True,
+        description="seat of the first dealer; leave empty to draw one at random",
     )
     cutting: Literal["off", "to_lead", "to_win"] = Field(
         default="to_lead", description="the dealer's blind cut before each deal"
@@ -36,7 +42,7 @@ class PossoOptions(GameOptions):
         ge=0,
         le=100,
         strict=True,
-        description="times a hand's stack may be rebuilt from the pile (null: no limit)",
+        description="times a hand's stack may be rebuilt from the pile; leave empty for no limit",
     )
     no_posso_down: bool = Field(
         default=False, strict=True, description="players who have gone down may not call Posso"

@@ -26,6 +26,7 @@ from app.games.base import (
     read_action,
     read_cards,
 )
+from app.games.cards import card_text, cards_text
 from app.games.possum.model import PossumOptions, PossumState
 from app.games.possum.patterns import can_play, pattern_of
 from app.games.possum.plays import hand_key, legal_plays, value, value_counts
@@ -147,7 +148,7 @@ class PossumGame(Game[PossumState]):
             for code in chosen:
                 if cards.rank_text(code) in FACE_RANKS:
                     raise IllegalAction(
-                        "bad_card", f"{code}: this game is played without J, Q and K"
+                        "bad_card", f"{card_text(code)}: this game is played without J, Q and K"
                     )
         check_held(state.hands[seat], chosen)
         return chosen
@@ -166,18 +167,20 @@ class PossumGame(Game[PossumState]):
         ):
             raise IllegalAction(
                 "multiply_off",
-                f"{' '.join(chosen)} is a product play: products count only with the "
+                f"{cards_text(chosen)} is a product play: products count only with the "
                 "multiply option",
             )
         if not opts.multi and pattern_of(values, top, opts.model_copy(update={"multi": True})):
             raise IllegalAction(
                 "multi_off",
-                f"{' '.join(chosen)} needs the multi option: without it a play is one card "
+                f"{cards_text(chosen)} needs the multi option: without it a play is one card "
                 "equal to the top or two cards",
             )
         if len(chosen) == 1:
             raise IllegalAction(
-                "not_equal", f"{chosen[0]} ({values[0]}) does not equal the top {top_code} ({top})"
+                "not_equal",
+                f"{card_text(chosen[0])} ({values[0]}) does not equal the top "
+                f"{card_text(top_code)} ({top})",
             )
         limit = 3 if opts.multi else 2
         if len(chosen) > limit:
@@ -187,7 +190,8 @@ class PossumGame(Game[PossumState]):
             )
         raise IllegalAction(
             "sum_wrong",
-            f"{shown} = {sum(values)}: the cards must add up to the top {top_code} ({top}), "
+            f"{shown} = {sum(values)}: the cards must add up to the top "
+            f"{card_text(top_code)} ({top}), "
             f"or some of them plus {top} must equal another played card",
         )
 

@@ -117,4 +117,5 @@ export function describe(e, ctx) {
   }
 }
 
-export const scoreText = (score) => PLACE[score - 1] || String(score);
+// A Big Two score is the place itself, which the result already shows.
+export const scoreText = () => null;

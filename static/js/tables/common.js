@@ -128,6 +128,7 @@ export function statusBar(ctx, { title, detail, prompt }) {
     h("div.st-title", h("strong", title), detail ? h("span.muted-l", detail) : null),
     h("div.st-prompt", { class: mine ? "mine" : null, role: "status", "aria-live": "polite" }, prompt || ""),
     timer,
+    ctx.soundToggle ? ctx.soundToggle() : null,
   );
 }
 
@@ -158,6 +159,9 @@ export function handArea(ctx, cards, opts = {}) {
   const sorted = ctx.ui.sort === "none" ? keyed(cards) : keyedSorted(cards, ctx.ui.sort, game);
   const sel = ctx.ui.selected || [];
   const row = h("div.hand", { role: "group", "aria-label": opts.label || `Your hand, ${cards.length} cards` });
+  // Cards new since the last drawing ease in (the felt is redrawn whole).
+  const before = ctx.ui.handKeys;
+  ctx.ui.handKeys = new Set(sorted.map((x) => x.key));
   for (const { code, key } of sorted) {
     const i = sel.indexOf(key);
     const playable = opts.playable ? opts.playable(code) : false;
@@ -177,6 +181,7 @@ export function handArea(ctx, cards, opts = {}) {
       label: `${cardName(code)}${i >= 0 ? (opts.ordered ? `, picked ${i + 1}` : ", picked") : ""}`,
     });
     el.dataset.key = `hand:${key}`;
+    if (before && !before.has(key)) el.classList.add("arrive");
     row.append(el);
   }
   if (!opts.selectable) for (const c of row.querySelectorAll(".card")) c.setAttribute("tabindex", "0");
@@ -211,7 +216,10 @@ function layoutHand(row) {
   const cw = parseFloat(getComputedStyle(row).getPropertyValue("--hand-cw")) || 64;
   // Each card keeps at least this much showing (its index and a place to tap);
   // when a row cannot hold them all, the hand wraps into as many rows as needed.
-  const minStep = Math.max(22, cw * 0.42);
+  // A finger needs more than a mouse: on a narrow or touch screen every card
+  // shows at least 44 px (and most of its face), so a tap lands on it.
+  const narrow = w < 600 || window.matchMedia?.("(pointer: coarse)").matches;
+  const minStep = narrow ? Math.max(44, cw * 0.74) : Math.max(24, cw * 0.42);
   const perRowMax = Math.max(1, Math.floor((w - cw) / minStep) + 1);
   const rows = Math.ceil(n / perRowMax);
   const perRow = Math.ceil(n / rows);

@@ -75,7 +75,9 @@ export function render(ctx) {
 
   // ---- estates ----
   const estates = h("div.estates");
-  const order = [...Array(g.seats).keys()];
+  // My own estate first: on a phone the others' follow, and mine is never the
+  // one left behind the pinned hand panel.
+  const order = [...Array(g.seats).keys()].sort((a, b) => (b === ctx.me) - (a === ctx.me));
   for (const s of order) {
     const props = (g.properties || []).filter((p) => p.owner === s);
     const box = h(`div.estate${s === ctx.me ? ".mine" : ""}`,
@@ -134,7 +136,7 @@ export function render(ctx) {
   });
   const phaseText = g.phase === "showdown" ? (g.open_season ? "Showdown · open season" : "Showdown") : g.turned_over ? "Second stock" : "Play";
   return h("div.tablebox.possession",
-    statusBar(ctx, { title: "Possession", detail: `${phaseText} · stock ${g.stock}`, prompt }),
+    statusBar(ctx, { title: "Possession", detail: g.over ? "Game over" : `${phaseText} · stock ${g.stock}`, prompt }),
     opponentsRow(ctx, extraFor),
     h("div.center", h("div.piles", stock, pileBox), estates),
     g.over ? shownHands(ctx) : null,

@@ -1,10 +1,10 @@
 // Posso melds: the melds on the table (play on at either end of a run, swap
 // a wild out of a run) and going down by arranging one's own melds.
 import { h } from "../dom.js";
-import { cardEl, cardsText, cardName, parse } from "../cards.js";
+import { cardEl, cardsText, cardText, cardName } from "../cards.js";
 import { requirementText } from "../sheet.js";
 import { send, keyed, clearSelection } from "./common.js";
-import { LOWEST, HIGHEST, isWild, valueOf, arrangeRun, arrangeOnRun } from "./posso-runs.js";
+import { isWild, arrangeRun } from "./posso-runs.js";
 
 // ---- melds on the table ----
 
@@ -14,7 +14,7 @@ export function meldsArea(ctx, { mine, down, picked }) {
   if (!melds.length) {
     return h("div.zone", h("div.zone-title", "Melds"), h("span.muted-l", `Nobody has gone down. Needed: ${g.requirement?.text || requirementText(g.requirement?.melds)}.`));
   }
-  const canPlayOn = mine && g.phase === "play" && down && !g.requirement?.all_cards;
+  const canPlayOn = mine && g.phase === "play" && down;
   const owners = [...new Set(melds.map((m) => m.owner))];
   return h("div.zone.meldzone",
     h("div.zone-title", "Melds on the table"),
@@ -24,27 +24,29 @@ export function meldsArea(ctx, { mine, down, picked }) {
   );
 }
 
+/** The moves the engine lists for one picked card on one meld: the table
+ * offers exactly these (play-ons go one card at a time), never its own guess. */
+export function meldMoves(ctx, meldId, card) {
+  return (ctx.legal || []).filter((a) => a.meld === meldId
+    && ((a.type === "play_on" && a.cards.length === 1 && a.cards[0] === card) || (a.type === "swap_wild" && a.card === card)));
+}
+
+function moveButton(ctx, a, isRun) {
+  const c = a.type === "swap_wild" ? a.card : a.cards[0];
+  const t = cardText(c);
+  if (a.type === "swap_wild") {
+    return h("button.small", { dataset: { key: `swap:${a.meld}:${a.to}` }, onclick: () => send(ctx, a) },
+      `Swap ${t} for the wild (wild moves to the ${a.to} end)`);
+  }
+  if (!isRun) return h("button.small", { dataset: { key: `on:${a.meld}` }, onclick: () => send(ctx, a) }, `Add ${t} here`);
+  const low = a.end === "low";
+  return h("button.small", { dataset: { key: `${a.end}:${a.meld}` }, onclick: () => send(ctx, a) },
+    low ? `◀ ${t} at the low end` : `${t} at the high end ▶`);
+}
+
 function meldEl(ctx, m, { canPlayOn, picked }) {
   const isRun = m.kind === "run";
-  const controls = [];
-  if (canPlayOn && picked.length) {
-    if (!isRun) {
-      if (picked.every((c) => isWild(c) || parse(c).rank === m.rank)) {
-        controls.push(h("button.small", { dataset: { key: `on:${m.id}` }, onclick: () => send(ctx, { type: "play_on", meld: m.id, cards: picked }) }, "Add here"));
-      }
-    } else if (!m.full && picked.every((c) => isWild(c) || c.slice(-1) === m.suit)) {
-      const low = valueOf(m.low);
-      const high = valueOf(m.high);
-      if (low > LOWEST) controls.push(h("button.small", { dataset: { key: `low:${m.id}` }, onclick: () => send(ctx, { type: "play_on", meld: m.id, cards: arrangeOnRun(m, picked, "low"), end: "low" }) }, "◀ Low end"));
-      if (high < HIGHEST) controls.push(h("button.small", { dataset: { key: `high:${m.id}` }, onclick: () => send(ctx, { type: "play_on", meld: m.id, cards: arrangeOnRun(m, picked, "high"), end: "high" }) }, "High end ▶"));
-    }
-    // Swapping a wild out of a run for the natural it stands for.
-    if (isRun && picked.length === 1) {
-      for (const a of (ctx.legal || []).filter((x) => x.type === "swap_wild" && x.meld === m.id && x.card === picked[0])) {
-        controls.push(h("button.small", { dataset: { key: `swap:${m.id}:${a.to}` }, onclick: () => send(ctx, a) }, `Swap for the wild, wild to ${a.to} end`));
-      }
-    }
-  }
+  const controls = canPlayOn && picked.length === 1 ? meldMoves(ctx, m.id, picked[0]).map((a) => moveButton(ctx, a, isRun)) : [];
   const label = isRun
     ? `Run ${m.low}–${m.high}${m.suit ? ` ${{ C: "♣", D: "♦", H: "♥", S: "♠" }[m.suit]}` : ""}${m.full ? " (full)" : ""}`
     : `Set of ${{ A: "aces", J: "jacks", Q: "queens", K: "kings" }[m.rank] || `${m.rank}s`}`;
@@ -135,9 +137,12 @@ export function playHint(ctx, { down, picked }) {
     if (picked.length > 1) return "Make a set (same rank) or a run (same suit, in a row); twos and jokers are wild.";
     return `To go down you need ${need}. Pick cards and make melds, or pick one card to discard.`;
   }
-  if (picked.length === 1) return "Discard it, or play it onto a lit meld end.";
-  if (picked.length) return "Play the picked cards onto a meld (buttons on the melds), or pick one card to discard.";
-  return "Play cards onto any meld, then discard one card.";
+  if (picked.length === 1) {
+    const fits = (ctx.legal || []).some((a) => (a.type === "play_on" && a.cards[0] === picked[0]) || (a.type === "swap_wild" && a.card === picked[0]));
+    return fits ? `Discard ${cardText(picked[0])}, or play it with a button on a meld.` : `${cardText(picked[0])} fits no meld now: discard it, or pick a lit card.`;
+  }
+  if (picked.length) return "Cards go onto melds one at a time: pick a single lit card.";
+  return "Lit cards fit a meld: pick one to play it on, then discard one card.";
 }
 
 /** Cards that are useful now (from the server's representative legal list). */

@@ -32,7 +32,7 @@ export function possoPanel(ctx) {
       h("span.q", `${ctx.name(p.caller)} calls Posso on`), card,
       btn("Allow", () => send(ctx, { type: "answer_posso", allow: true }, { keepSelection: true }), { primary: true, key: "allow" }),
       btn("Deny (I take it)", () => send(ctx, { type: "answer_posso", allow: false }, { keepSelection: true }), { key: "deny" }),
-      t, h("span.muted-l", "No answer in time allows it."));
+      t, h("strong.autonote", ctx.timer ? `No answer before the timer ends allows it.` : "No answer in time allows it."));
   }
   return h("div.callbar", { role: "region", "aria-label": "Posso call" },
     h("span", `${ctx.name(p.caller)} ${p.caller === me ? "call" : "calls"} Posso on`), card,

@@ -4,7 +4,7 @@
 // on any meld's ends, swaps wilds out of runs, calls or answers Posso, and
 // cuts the deck blind along its edge. The server judges everything; refusals
 // show its message.
-import { h } from "../dom.js";
+import { h, toast } from "../dom.js";
 import { cardEl, cardsText } from "../cards.js";
 import { sheetEl, normalizeSheet, requirementText } from "../sheet.js";
 import {
@@ -111,6 +111,8 @@ export function render(ctx) {
       handArea(ctx, handCards, {
         game: "posso",
         selectable: mine && g.phase === "play",
+        // Once down, cards go onto melds one at a time: a new pick replaces the old.
+        onPick: down ? (key) => { if (ui.selected.includes(key)) ui.selected = [key]; } : undefined,
         playable: lit ? (c) => lit.has(c) : null,
         isWild,
         label: `Your hand, ${hand.length} cards`,
@@ -208,7 +210,7 @@ export function describe(e, ctx) {
   const who = ctx.name(e.seat);
   switch (e.type) {
     case "cut_due":
-      return { text: `Hand ${e.hand}: ${ctx.name(e.dealer)} cuts (needs ${e.target} or ${e.target + 1}).`, cls: "sys" };
+      return { text: `Hand ${e.hand}: ${e.dealer === ctx.me ? "you cut" : `${ctx.name(e.dealer)} cuts`} (the deal needs ${e.target} or ${e.target + 1} cards).`, cls: "sys" };
     case "cut":
       return { text: e.count === null ? `${who} missed the cut (time ran out).` : `${who} cut ${e.count} (needed ${e.target} or ${e.target + 1}): ${e.hit ? "a hit!" : "a miss."}${e.effect ? ` Score ${e.effect.before} → ${e.effect.after}.` : ""}`, cls: e.hit ? "big" : "" };
     case "dealt":
@@ -234,7 +236,12 @@ export function describe(e, ctx) {
     case "posso_passed":
       return null;
     case "posso_answered":
-      return `${who} ${e.allow ? "allowed" : "denied"} ${e.caller === ctx.me ? "your" : `${ctx.seatName(e.caller)}'s`} Posso${e.timed_out ? " (no answer in time)" : ""}.`;
+      if (e.timed_out && e.seat === ctx.me) {
+        const text = `Time ran out before you answered, so ${ctx.seatName(e.caller)}'s Posso was allowed.`;
+        if (!ctx.readonly) toast(text);
+        return { text, cls: "big" };
+      }
+      return `${who} ${e.allow ? "allowed" : "denied"} ${e.caller === ctx.me ? "your" : `${ctx.seatName(e.caller)}'s`} Posso${e.timed_out ? " (no answer in time, so it was allowed)" : ""}.`;
     case "possoed":
       return `${who} took ${cardsText([e.card])}${e.penalty ? " and a penalty card" : ""}.`;
     case "posso_penalty_card":

@@ -66,7 +66,7 @@ export function render(ctx) {
       h("div.pile.discard.possumtop", { role: "img", "aria-label": `Top of the pile: ${cardsText([g.top])}, value ${value(g.top)}` },
         h("div.stackcards", g.pile_count > 1 ? h("div.under.face") : null, cardEl(g.top, { extra: "lg" })),
         h("span.pile-label", `Pile · ${g.pile_count}`)),
-      h("div.topvalue", { "aria-hidden": "true" }, h("span.big", String(value(g.top))), h("span", "to beat")),
+      h("div.topvalue", { "aria-hidden": "true" }, h("span.big", String(value(g.top))), h("span", "to answer")),
     ),
     h("p.rulehint", rulesText(g.top, g.options)),
   );

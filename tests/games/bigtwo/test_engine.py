@@ -118,7 +118,7 @@ def test_a_lower_single_is_refused_with_both_cards_named() -> None:
     with pytest.raises(Exception) as info:
         BIGTWO.apply(state, 1, play_action("4S"))
     assert getattr(info.value, "code", None) == "too_low"
-    assert "4S" in str(info.value) and "5C" in str(info.value)
+    assert "4♠" in str(info.value) and "5♣" in str(info.value)
 
 
 def test_four_cards_are_refused_with_a_clear_error() -> None:

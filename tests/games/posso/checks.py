@@ -15,7 +15,7 @@ from typing import Any
 from app.games.base import Event, IllegalAction
 from app.games.posso import POSSO
 from app.games.posso.flow import full_deck
-from app.games.posso.model import PossoState
+from app.games.posso.model import PLAY, PossoState
 from tests.games.harness import JUNK_ACTIONS
 
 #: public events and the fields in them that may name cards
@@ -200,3 +200,18 @@ def drive(
         audit(state, seat, events, new)
         state = new
     raise AssertionError(f"game did not end within {max_steps} steps")
+
+
+def positions(seed: int, seats: int, wanted: int) -> list[tuple[PossoState, int]]:
+    """Turns of seats that have gone down, from random games that go down keenly."""
+    rng = random.Random(seed)
+    found: list[tuple[PossoState, int]] = []
+    state = POSSO.new_game(seats, {"cutting": "off", "start_hand": rng.randint(1, 9)}, seed)
+    for _ in range(20_000):
+        if POSSO.is_over(state) or len(found) >= wanted:
+            break
+        seat = min(POSSO.to_act(state))
+        if state.phase == PLAY and state.down[seat] and state.melds:
+            found.append((state, seat))
+        state, _ = POSSO.apply(state, seat, pick(rng, POSSO.legal_actions(state, seat)))
+    return found

@@ -319,7 +319,10 @@ def test_hand_ten_must_lay_every_card(hand10: PossoState) -> None:
     four = runs([*H10[0:5], "8H"], [*H10[5:10], "2S", "JK"], H10[10:14])
     assert refused(hand10, 1, **four) == "wrong_melds"
     two = runs([*H10[0:5], "8H"], [*H10[5:10], *H10[10:16]])
-    assert refused(hand10, 1, **two) == "wrong_melds"
+    # A meld that is no run is named before the count of melds.
+    assert refused(hand10, 1, **two) == "run_mixed_suits"
+    two_runs = runs([*H10[0:5], "8H"], [*H10[5:10], "2S", "JK"])
+    assert refused(hand10, 1, **two_runs) == "wrong_melds"
 
 
 def test_hand_ten_goes_down_and_out_at_once_and_ends_the_game(hand10: PossoState) -> None:

@@ -115,7 +115,7 @@ def test_play_a_card_that_with_the_top_makes_another() -> None:
 def test_the_sum_wrong_message_explains() -> None:
     state = deal(["4S 7D 10S JS QS KS", OPP], top="3C")
     text = message(state, 0, {"type": "play", "cards": ["4S", "JS"]})
-    assert "4 + 11 = 15" in text and "3C" in text
+    assert "4 + 11 = 15" in text and "3♣" in text
 
 
 # -- variations ----------------------------------------------------------------
