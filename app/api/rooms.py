@@ -83,6 +83,24 @@ async def join_room(
     return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
 
 
+class ClaimSeat(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    claim: str = Field(min_length=1, max_length=200)
+
+
+@router.post("/rooms/{code}/claim", response_model=Ticket)
+async def claim_seat(code: str, body: ClaimSeat, rooms: Rooms, who: Who) -> Ticket:
+    """Take a place back on this device with a one-time seat link; the place's
+    old token stops working."""
+    try:
+        room = rooms.require(code)
+        player, token = await room.claim(body.claim, guest_id=who.guest_id)
+    except RoomError as err:
+        raise http_error(err) from None
+    return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
+
+
 @router.get("/rooms/{code}")
 async def get_room(code: str, rooms: Rooms) -> dict[str, Any]:
     try:

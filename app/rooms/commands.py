@@ -19,19 +19,22 @@ from app.store.records import PlayerRecord
 if TYPE_CHECKING:
     from app.rooms.room import Room
 
-Command = Callable[["Room", Connection, PlayerRecord, dict[str, Any]], Awaitable[None]]
+#: a command may answer with data for the ack (`seat_link`: the link's secret)
+Command = Callable[
+    ["Room", Connection, PlayerRecord, dict[str, Any]], Awaitable[dict[str, Any] | None]
+]
 
 
 async def run_command(
     room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
-) -> None:
+) -> dict[str, Any] | None:
     kind = cmd.get("type")
     handler = COMMANDS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise RoomError(
             "unknown_command", f"unknown command {kind!r}; known: {', '.join(sorted(COMMANDS))}"
         )
-    await handler(room, conn, player, cmd)
+    return await handler(room, conn, player, cmd)
 
 
 # ------------------------------------------------------------------ checks
@@ -213,6 +216,22 @@ async def hand_to_bot(
     room.change([room_event("auto_on", seat=seat, name=target.name, by=player.name)])
 
 
+async def seat_link(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> dict[str, Any]:
+    """A one-time link with which an away player takes their place back on
+    another device; anyone seated may ask for one."""
+    if player.seat is None:
+        raise RoomError("not_seated", "only players at the table can hand out seat links")
+    seat = _seat_arg(room, cmd)
+    assert seat is not None
+    target = _person_in(room, seat)
+    if room.members.connected(target.player_id):
+        raise RoomError("bad_seat", f"{target.name} is connected: they can use their own device")
+    secret, expires = room.members.new_claim(target)
+    return {"claim": secret, "seat": seat, "name": target.name, "expires_ms": int(expires * 1000)}
+
+
 async def resync(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
     room.delivery.send_view(conn)
 
@@ -230,5 +249,6 @@ COMMANDS: dict[str, Command] = {
     "set_settings": set_settings,
     "make_host": make_host,
     "hand_to_bot": hand_to_bot,
+    "seat_link": seat_link,
     "resync": resync,
 }

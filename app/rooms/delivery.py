@@ -61,9 +61,12 @@ class Delivery:
 
     def add(self, conn: Connection, since: int | None) -> bool:
         """Register `conn` and queue the events it missed since `since` (when
-        still kept); True if it is its person's first socket."""
+        still kept) - for a new tab during a game, the game's story so far, so
+        its log is not empty; True if it is its person's first socket."""
         conns = self.conns.setdefault(conn.player_id, [])
         conns.append(conn)
+        if since is None and self.table.status == PLAYING:
+            since = self.history_floor
         if since is not None and self.history_floor <= since <= self.v:
             seat = self.table.game_seat.get(conn.player_id)
             for v, frames in self.history:

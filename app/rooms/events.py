@@ -8,6 +8,8 @@ from app.games.base import Event
 
 CLOSE_LEFT = 1000
 CLOSE_KICKED = 4403
+#: the seat's token was replaced (the person went on with another device)
+CLOSE_MOVED = 4401
 
 
 def room_event(what: str, **fields: Any) -> Event:

@@ -24,6 +24,8 @@ from app.store.records import PlayerRecord, RoomRecord
 
 #: people (players and spectators) in one room
 MAX_MEMBERS = 60
+#: seconds a seat link stays good
+CLAIM_TTL = 15 * 60
 
 
 class Membership:
@@ -39,6 +41,8 @@ class Membership:
         now = time.time()
         self.away_since: dict[str, float] = {}
         self.seated_at: dict[str, int] = {}
+        #: one-time seat links: hash of the secret -> (player id, expiry, wall clock)
+        self.claims: dict[str, tuple[str, float]] = {}
         self._order = itertools.count()
         for p in sorted(record.players, key=lambda q: (q.seat is None, q.seat or 0)):
             if p.seat is not None:
@@ -125,6 +129,39 @@ class Membership:
     def void_token(self, p: PlayerRecord) -> None:
         self.by_token.pop(p.token_hash, None)
         p.token_hash = ""
+
+    def reissue_token(self, p: PlayerRecord) -> str:
+        """A fresh token for `p`, on another device: the old one stops working."""
+        self.void_token(p)
+        token = new_token()
+        p.token_hash = token_hash(token)
+        self.by_token[p.token_hash] = p.player_id
+        return token
+
+    def by_account(self, account_id: int) -> PlayerRecord | None:
+        """The person here signed in as `account_id` (they may open the room
+        on any device and get their own seat back)."""
+        return next(
+            (p for p in self.humans() if p.account_id == account_id and p.token_hash), None
+        )
+
+    def new_claim(self, p: PlayerRecord) -> tuple[str, float]:
+        """A one-time secret that hands `p`'s place to whoever opens it; and
+        when it expires.  Only its hash is kept."""
+        now = time.time()
+        self.claims = {h: c for h, c in self.claims.items() if c[1] > now}
+        secret = new_token()
+        expires = now + CLAIM_TTL
+        self.claims[token_hash(secret)] = (p.player_id, expires)
+        return secret, expires
+
+    def take_claim(self, secret: str) -> PlayerRecord | None:
+        """The person a seat link is for, once: the link is used up."""
+        pid, expires = self.claims.pop(token_hash(secret), ("", 0.0))
+        p = self.players.get(pid)
+        if p is None or p.is_bot or expires < time.time():
+            return None
+        return p
 
     def humans(self) -> list[PlayerRecord]:
         return [p for p in self.players.values() if not p.is_bot]

@@ -32,7 +32,7 @@ from app.rooms.commands import run_command
 from app.rooms.connection import Connection
 from app.rooms.delivery import HISTORY_MAX, Delivery
 from app.rooms.errors import RoomError
-from app.rooms.events import CLOSE_LEFT, room_event
+from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.settings import RoomSettings, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
@@ -180,12 +180,18 @@ class Room:
         spectator: bool = False,
         host: bool = False,
     ) -> tuple[PlayerRecord, str]:
-        """A new person in the room; returns their record and their secret token."""
+        """A new person in the room; returns their record and their secret token.
+        Someone signed in who is already here gets their own place back instead,
+        on this device."""
         name = clean_name(name)
         async with self.lock:
             if self.closed:
                 raise RoomError("no_room", "this room has closed")
             members = self.members
+            if account_id is not None:
+                known = members.by_account(account_id)
+                if known is not None:
+                    return known, await self._move_device(known, guest_id)
             seat = None if spectator or self.table.playing else members.free_seat()
             player, token = members.add_person(name, seat, guest_id=guest_id, account_id=account_id)
             if host or members.host is None:
@@ -194,6 +200,33 @@ class Room:
             self._schedule_presence()
             self.change([room_event("joined", seat=seat, name=name)])
             return player, token
+
+    async def claim(
+        self, secret: str, *, guest_id: str | None = None
+    ) -> tuple[PlayerRecord, str]:
+        """Take a place back with a one-time seat link (`seat_link`)."""
+        async with self.lock:
+            person = None if self.closed else self.members.take_claim(secret)
+            if person is None:
+                raise RoomError(
+                    "bad_claim", "this seat link is not valid any more: ask for a new one"
+                )
+            return person, await self._move_device(person, guest_id)
+
+    async def _move_device(self, person: PlayerRecord, guest_id: str | None) -> str:
+        """`person` continues on another device: a new token, the old one void
+        and its sockets closed."""
+        token = self.members.reissue_token(person)
+        if guest_id is not None:
+            person.guest_id = guest_id
+        moved = "your seat moved to another device"
+        self.delivery.close_person(person.player_id, CLOSE_MOVED, moved)
+        self.members.left(person.player_id)
+        self._mark_idle()
+        await self.save()
+        self._schedule_presence()
+        self.change([room_event("moved", seat=person.seat, name=person.name)])
+        return token
 
     async def connect(self, conn: Connection, since: int | None = None) -> bool:
         """Register an authenticated socket; send what it missed, and its view."""
@@ -259,10 +292,11 @@ class Room:
                 player = self.members.players.get(conn.player_id)
                 if player is None or self.closed:
                     raise RoomError("not_member", "you are no longer in this room")
+                data = None
                 if kind == "action":
                     await self.play(self._action_seat(player, payload), payload)
                 else:
-                    await run_command(self, conn, player, payload)
+                    data = await run_command(self, conn, player, payload)
             except (RoomError, IllegalAction) as err:
                 conn.push(self.error_frame(msg_id, err))
             except Exception:
@@ -270,7 +304,8 @@ class Room:
                 oops = RoomError("bad_action", "the server could not process that message")
                 conn.push(self.error_frame(msg_id, oops))
             else:
-                conn.push(orjson.dumps({"re": msg_id, "ok": True, "v": self.v}).decode())
+                ack = {"re": msg_id, "ok": True, "v": self.v}
+                conn.push(orjson.dumps({**ack, "data": data} if data else ack).decode())
             finally:
                 conn.release()
 

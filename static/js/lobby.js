@@ -216,6 +216,14 @@ export async function joinRoom(code, name, spectator) {
   go(`/r/${r.code}`);
 }
 
+/** Take a place back with a one-time seat link (another player made it). */
+export async function claimSeat(code, claim) {
+  const r = await api(`/api/rooms/${encodeURIComponent(code)}/claim`, { method: "POST", body: { claim } });
+  rememberSeat(r.code, { token: r.token, seat: r.seat, name: savedName() || null, player: r.player });
+  toast("Welcome back: your seat is yours again on this device.");
+  go(`/r/${r.code}`);
+}
+
 /** The join screen for someone who opened an invite link without a seat. */
 export function showJoin(app, code) {
   const err = h("p.err", { role: "alert" });
@@ -269,6 +277,20 @@ export function seatsPanel(ctx) {
       title: early ? "Allowed once their grace period ends" : null,
     }, "Hand to bot");
   };
+  const seatLink = async (i) => {
+    try {
+      const r = await socket.cmd({ type: "seat_link", seat: i });
+      const link = `${inviteLink(room.code)}#claim=${r.data.claim}`;
+      try {
+        await navigator.clipboard.writeText(link);
+        toast(`Seat link for ${r.data.name} copied: it works once, for 15 minutes.`);
+      } catch {
+        prompt(`Send this link to ${r.data.name} (it works once, for 15 minutes):`, link);
+      }
+    } catch (e) {
+      toast(e.message, "error");
+    }
+  };
   const list = h("ul.seats");
   room.seats.forEach((s, i) => {
     const row = h("li.seat-row", { dataset: { seat: i } });
@@ -300,6 +322,10 @@ export function seatsPanel(ctx) {
     if (!between && !isHost && you.seat !== null && i !== you.seat && !s.bot && !s.connected && !s.auto) {
       ctl.append(handToBot(s, i));
     }
+    // an away player can come back on another device with a one-time link
+    if (you.seat !== null && i !== you.seat && !s.bot && !s.connected) {
+      ctl.append(h("button.small", { onclick: () => seatLink(i) }, "Seat link"));
+    }
     if (isHost && i !== you.seat) {
       if (s.bot && between) ctl.append(h("button.small", { onclick: () => cmd({ type: "remove_bot", seat: i }) }, "Remove bot"));
       if (!s.bot) {
@@ -311,6 +337,8 @@ export function seatsPanel(ctx) {
     row.append(ctl);
     list.append(row);
   });
+  const watching = room.spectator_names || [];
+  if (watching.length) list.append(h("li.seat-row.watchers", h("span.muted", `Watching: ${watching.join(", ")}`)));
   return list;
 }
 
@@ -387,7 +415,6 @@ export function lobbyPanel(ctx, games) {
     ),
     h("h3", { style: { marginTop: "14px" } }, `${room.title || room.game} · seats`),
     seatsPanel(ctx),
-    room.spectators ? h("p.muted", `${room.spectators} watching`) : null,
     opts.length ? h("ul.optsummary", opts.map((o) => h("li", o))) : h("p.muted", "Standard rules."),
     you.seat === null && room.status !== "playing" ? h("p.muted", "You are watching. Pick an empty seat to play.") : null,
     you.seat !== null && room.status !== "playing"

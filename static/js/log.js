@@ -38,6 +38,7 @@ const WHAT = {
           : `A bot is playing for ${n}.`,
   auto_off: (n) => `${n} takes their seat back from the bot.`,
   away: (n) => `${n} is away.`,
+  moved: (n) => `${n} continues on another device.`,
   back: (n) => `${n} is back.`,
   game_set: () => "The host changed the game or house rules.",
   settings: () => "The host changed the room settings.",

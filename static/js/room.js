@@ -5,7 +5,7 @@
 import { h, mount, toast, $ } from "./dom.js";
 import { seatFor, forgetSeat, pref, setPref } from "./api.js";
 import { RoomSocket } from "./net.js";
-import { showJoin, lobbyPanel, seatsPanel, loadGames } from "./lobby.js";
+import { showJoin, lobbyPanel, seatsPanel, loadGames, claimSeat } from "./lobby.js";
 import { localTimer } from "./timer.js";
 import { chatPanel } from "./chat.js";
 import { logPanel, roomEventText } from "./log.js";
@@ -27,6 +27,15 @@ const STATUS_TEXT = {
 };
 
 export function showRoom(app, code) {
+  const claim = new URLSearchParams(location.hash.slice(1)).get("claim");
+  if (claim) {
+    history.replaceState(history.state, "", location.pathname); // the secret leaves the address bar
+    claimSeat(code, claim).catch((e) => {
+      toast(e.message, "error");
+      showJoin(app, code);
+    });
+    return null;
+  }
   const seat = seatFor(code);
   if (!seat || !seat.token) {
     showJoin(app, code);

@@ -95,3 +95,49 @@ async def test_a_bot_stands_in_after_the_grace_and_steps_aside_at_once() -> None
     assert events(ann, "auto_off")[-1]["seat"] == 1
     assert back.latest_view is not None and back.latest_view["room"]["seats"][1]["auto"] is False
     await room.shutdown()
+
+
+async def test_a_signed_in_player_gets_their_own_seat_back_on_another_device() -> None:
+    room = new_room(TINY)
+    ann, _ = await seat_people(room, 2)
+    bob, old_token = await room.join("Bob", account_id=7)
+    recorder = Recorder()
+    old = await attach(room, bob, recorder)
+    # Bob opens the room on his phone, signed in as the same account
+    again, token = await room.join("Bobby", account_id=7)
+    assert again is bob and again.seat == 2 and token != old_token
+    assert room.authenticate(old_token) is None, "the old device's token stops working"
+    assert room.authenticate(token) is bob
+    await settle()
+    assert old.sock.closed == (4401, "your seat moved to another device")
+    assert events(ann, "moved")[-1]["name"] == "Bob"
+    # someone else signed in gets a place of their own
+    cy, _ = await room.join("Cy", account_id=8)
+    assert cy is not bob
+    await room.shutdown()
+
+
+async def test_a_seat_link_hands_an_away_seat_to_another_device_once() -> None:
+    room = new_room(TINY)
+    ann, bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "seat_link", "seat": 1})
+    (refused,) = [f.msg for f in ann.recorder.frames if f.msg.get("re") == 1]
+    assert refused["error"]["code"] == "bad_seat", "Bob is still connected"
+    await room.disconnect(bob)
+    await room.handle(ann, 2, "cmd", {"type": "seat_link", "seat": 1})
+    (ack,) = [f.msg for f in ann.recorder.frames if f.msg.get("re") == 2]
+    claim = ack["data"]["claim"]
+    assert ack["data"]["name"] == "P1" and ack["data"]["expires_ms"] > time.time() * 1000
+    player, token = await room.claim(claim, guest_id="g-phone")
+    assert player.player_id == bob.player_id and player.seat == 1
+    assert player.guest_id == "g-phone"
+    assert room.authenticate(token) is player
+    with pytest.raises(Exception, match="not valid any more"):
+        await room.claim(claim)  # one use only
+    # a spectator cannot hand out seat links
+    watcher, _ = await room.join("Wat", spectator=True)
+    w = await attach(room, watcher, Recorder())
+    await room.handle(w, 3, "cmd", {"type": "seat_link", "seat": 0})
+    (no,) = [f.msg for f in w.recorder.frames if f.msg.get("re") == 3]
+    assert no["error"]["code"] == "not_seated"
+    await room.shutdown()
