@@ -1,8 +1,9 @@
 """The ASGI application: HTTP routes, the room WebSocket, and the static client.
 
 `create_app(settings, records)` builds a fresh app around one RoomManager; on
-startup it checks the database is migrated and recovers every open room from
-`records` by replay.  Records default to the database the settings name
+startup it checks the database is migrated and learns from `records` which
+rooms are open (each rebuilt when first needed, see app/rooms/manager.py).
+Records default to the database the settings name
 (SQLite under data/ unless DATABASE_URL says otherwise); tests pass
 MemoryRecords.
 """
@@ -141,16 +142,17 @@ def create_app(
         await check_schema(app)  # an unmigrated database is one clear error, not a later crash
         recovered = await manager.recover()
         if recovered:
-            log.info("recovered %d open room(s)", recovered)
+            log.info("%d open room(s) to rebuild, on first use or in the background", recovered)
         gc.collect()
         gc.freeze()
         thresholds = _tune_gc()
         loop = asyncio.get_running_loop()
         housekeeping = loop.create_task(_gc_housekeeping(app.state))
         sweeping = loop.create_task(manager.sweep_idle(settings.idle_room_close_after))
+        warming = loop.create_task(manager.warm())
         yield
-        housekeeping.cancel()
-        sweeping.cancel()
+        for task in (housekeeping, sweeping, warming):
+            task.cancel()
         gc.set_threshold(*thresholds)
         await manager.shutdown()
         await detach(app)

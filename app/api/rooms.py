@@ -71,7 +71,7 @@ async def join_room(
     who: Who,
 ) -> Ticket:
     try:
-        room = rooms.require(code)
+        room = await rooms.require(code)
         player, token = await room.join(
             body.name,
             guest_id=who.guest_id,
@@ -94,7 +94,7 @@ async def claim_seat(code: str, body: ClaimSeat, rooms: Rooms, who: Who) -> Tick
     """Take a place back on this device with a one-time seat link; the place's
     old token stops working."""
     try:
-        room = rooms.require(code)
+        room = await rooms.require(code)
         player, token = await room.claim(body.claim, guest_id=who.guest_id)
     except RoomError as err:
         raise http_error(err) from None
@@ -104,7 +104,7 @@ async def claim_seat(code: str, body: ClaimSeat, rooms: Rooms, who: Who) -> Tick
 @router.get("/rooms/{code}")
 async def get_room(code: str, rooms: Rooms) -> dict[str, Any]:
     try:
-        room = rooms.require(code)
+        room = await rooms.require(code)
     except RoomError as err:
         raise http_error(err) from None
     return {"room": room.room_public()}

@@ -45,7 +45,7 @@ def _error(code: str, message: str, msg_id: Any = None, v: int = 0) -> str:
 async def room_socket(websocket: WebSocket, code: str) -> None:
     await websocket.accept()
     rooms: RoomManager = websocket.app.state.rooms
-    room = rooms.get(code)
+    room = await rooms.find(code)
     if room is None:
         await _refuse(websocket, "no_room", f"there is no open room {code!r}", CLOSE_NO_ROOM)
         return

@@ -27,6 +27,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -213,3 +214,20 @@ class ScoreLine(Base):
     went_out: Mapped[bool] = mapped_column(Boolean, default=False)
     posso_count: Mapped[int | None] = mapped_column(Integer)
     cut: Mapped[Any | None] = mapped_column(JSON)
+
+
+class Snapshot(Base):
+    """A game's engine state after `seq` actions, so a room is rebuilt from it
+    and the actions after it instead of from the whole log.  `engine` names the
+    engine's code it was made by (app/rooms/snapshots.py); a snapshot made by
+    other code is never loaded (the room replays the log instead).  Only the
+    latest is kept per game."""
+
+    __tablename__ = "snapshots"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer)
+    engine: Mapped[str] = mapped_column(String(64))
+    state: Mapped[bytes] = mapped_column(LargeBinary)

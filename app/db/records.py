@@ -44,6 +44,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -63,7 +64,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.db import writes
-from app.db.models import ActionRow, GameRow, Player, Room, utcnow
+from app.db.models import ActionRow, GameRow, Player, Room, ScoreHand, Snapshot, utcnow
 from app.db.session import (
     is_sqlite,
     json_dumps,
@@ -73,6 +74,7 @@ from app.db.session import (
 )
 from app.db.sqlite_appends import Busy, FastAppends
 from app.store.records import GameRecord, PlayerRecord, RoomRecord
+from app.store.records import Snapshot as StoredSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -453,44 +455,126 @@ class DbRecords:
                     logs[gid].append((seat, action))
         occupants: dict[int, list[PlayerRecord]] = {}
         for p in players:
-            occupants.setdefault(p.room_id, []).append(
-                PlayerRecord(
-                    player_id=p.player_id,
-                    name=p.name,
-                    token_hash=p.token_hash,
-                    seat=p.seat,
-                    is_bot=p.is_bot,
-                    guest_id=p.guest_id,
-                    account_id=p.account_id,
-                )
-            )
+            occupants.setdefault(p.room_id, []).append(_player_record(p))
         out: list[tuple[RoomRecord, GameRecord | None]] = []
         for r in rooms:
-            record = RoomRecord(
-                code=r.code,
-                game=r.game,
-                options=dict(r.options),
-                settings=dict(r.settings),
-                host_player_id=r.host_player_id,
-                players=occupants.get(r.id, []),
-                tally={str(k): int(v) for k, v in (r.tally or {}).items()},
-                closed=False,
-            )
             last = latest.get(r.id)
-            game = None
-            if last is not None:
-                g = last
-                game = GameRecord(
-                    game_id=g.id,
-                    room_code=r.code,
-                    game=g.game,
-                    options=dict(g.options),
-                    seed=int(g.seed),
-                    seats=[str(pid) for pid in g.seats],
-                    actions=logs[g.id],
-                )
-            out.append((record, game))
+            game = _game_record(last, r.code, logs[last.id]) if last is not None else None
+            out.append((_room_record(r, occupants.get(r.id, [])), game))
         return out
+
+    async def open_rooms(self) -> list[str]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(Room.code).where(Room.closed.is_(False)))
+            return [str(code) for (code,) in rows.all()]
+
+    async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
+        """A handful of small queries by key: the room, its people, its latest
+        unfinished game, that game's snapshot and the actions after it."""
+        async with self.sessions() as s:
+            r = await s.scalar(select(Room).where(Room.code == code, Room.closed.is_(False)))
+            if r is None:
+                return None
+            people = (
+                await s.scalars(
+                    select(Player)
+                    .where(Player.room_id == r.id, Player.present.is_(True))
+                    .order_by(Player.position, Player.id)
+                )
+            ).all()
+            record = _room_record(r, [_player_record(p) for p in people])
+            g = await s.scalar(
+                select(GameRow)
+                .where(GameRow.room_id == r.id, GameRow.finished_at.is_(None))
+                .order_by(GameRow.id.desc())
+                .limit(1)
+            )
+            if g is None:
+                return record, None
+            snap = await s.scalar(select(Snapshot).where(Snapshot.game_id == g.id))
+            start = snap.seq if snap is not None else 0
+            rows = (
+                await s.execute(
+                    select(_actions.c.seat, _actions.c.action)
+                    .where(_actions.c.game_id == g.id, _actions.c.seq >= start)
+                    .order_by(_actions.c.seq)
+                )
+            ).all()
+            last_at = await s.scalar(
+                select(func.max(_actions.c.created_at)).where(_actions.c.game_id == g.id)
+            )
+        game = _game_record(g, r.code, [(seat, action) for seat, action in rows])
+        game.first_seq = start
+        if snap is not None:
+            game.snapshot = StoredSnapshot(snap.seq, snap.engine, bytes(snap.state))
+        at = last_at or g.started_at
+        game.last_at = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
+        return record, game
+
+    async def game_actions(
+        self, game_id: int, start: int = 0
+    ) -> list[tuple[int | None, dict[str, Any]]]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(_actions.c.seat, _actions.c.action)
+                .where(_actions.c.game_id == game_id, _actions.c.seq >= start)
+                .order_by(_actions.c.seq)
+            )
+            return [(seat, action) for seat, action in rows.all()]
+
+    async def action_count(self, game_id: int) -> int:
+        async with self.engine.connect() as conn:
+            n = await conn.scalar(
+                select(func.count()).select_from(_actions).where(_actions.c.game_id == game_id)
+            )
+            return int(n or 0)
+
+    async def score_hands(self, game_id: int) -> set[int]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(ScoreHand.hand).where(ScoreHand.game_id == game_id))
+            return {int(h) for (h,) in rows.all()}
+
+    async def save_snapshot(self, game_id: int, snapshot: StoredSnapshot) -> None:
+        await self._write(writes.save_snapshot, game_id, snapshot)
+
+
+def _player_record(p: Player) -> PlayerRecord:
+    return PlayerRecord(
+        player_id=p.player_id,
+        name=p.name,
+        token_hash=p.token_hash,
+        seat=p.seat,
+        is_bot=p.is_bot,
+        guest_id=p.guest_id,
+        account_id=p.account_id,
+    )
+
+
+def _room_record(r: Room, players: list[PlayerRecord]) -> RoomRecord:
+    return RoomRecord(
+        code=r.code,
+        game=r.game,
+        options=dict(r.options),
+        settings=dict(r.settings),
+        host_player_id=r.host_player_id,
+        players=players,
+        tally={str(k): int(v) for k, v in (r.tally or {}).items()},
+        closed=False,
+    )
+
+
+def _game_record(
+    g: GameRow, code: str, actions: list[tuple[int | None, dict[str, Any]]]
+) -> GameRecord:
+    return GameRecord(
+        game_id=g.id,
+        room_code=code,
+        game=g.game,
+        options=dict(g.options),
+        seed=int(g.seed),
+        seats=[str(pid) for pid in g.seats],
+        actions=actions,
+    )
 
 
 @dataclass(slots=True)

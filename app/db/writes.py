@@ -41,10 +41,12 @@ from app.db.models import (
     Room,
     ScoreHand,
     ScoreLine,
+    Snapshot,
     utcnow,
 )
 from app.db.sheet import read_row
 from app.store.records import PlayerRecord, RoomRecord
+from app.store.records import Snapshot as StoredSnapshot
 
 _rooms = cast(Table, Room.__table__)
 _players = cast(Table, Player.__table__)
@@ -53,6 +55,7 @@ _game_seats = cast(Table, GameSeat.__table__)
 _logins = cast(Table, LoginSession.__table__)
 _hands = cast(Table, ScoreHand.__table__)
 _lines = cast(Table, ScoreLine.__table__)
+_snapshots = cast(Table, Snapshot.__table__)
 
 #: what a player row holds besides its keys, in the order compared on save
 _PLAYER_FIELDS = ("position", "name", "seat", "token_hash", "is_bot", "guest_id", "account_id")
@@ -273,6 +276,16 @@ def save_score_hand(conn: Connection, game_id: int, hand: int, row: dict[str, An
                 for ln in sheet.lines
             ],
         )
+
+
+def save_snapshot(conn: Connection, game_id: int, snapshot: StoredSnapshot) -> None:
+    """Keep only the latest snapshot of a game."""
+    conn.execute(delete(_snapshots).where(_snapshots.c.game_id == game_id))
+    conn.execute(
+        insert(_snapshots).values(
+            game_id=game_id, seq=snapshot.seq, engine=snapshot.engine, state=snapshot.state
+        )
+    )
 
 
 # -- helpers ------------------------------------------------------------------

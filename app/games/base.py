@@ -199,5 +199,12 @@ class Game(ABC, Generic[S]):
         applies `{"type": "timeout"}` from seat None.  Games without timers: None."""
         return None
 
+    def score_rows(self, state: S) -> list[dict[str, Any]]:
+        """Every score-sheet row written so far, each with its `"hand"` - the
+        same rows as the `hand_ended` events carried - so the room can store
+        any that a failed write or a crash left out.  Games without a score
+        sheet: none."""
+        return []
+
     def is_over(self, state: S) -> bool:
         return self.result(state) is not None

@@ -1,9 +1,12 @@
 """All live rooms of this process: opening, finding and recovering them.
 
-Recovery is replay: each open room comes back from its record, and its
-unfinished game from seed + action log through the engine's `apply`, so a
-restarted server resumes every game at its last logged action.  Tokens are
-recognised by their hash, so the same browsers get the same seats back.
+Recovery is lazy.  A restarted server reads only the codes of the open rooms,
+so it answers at once however many there are; a room is rebuilt when it is
+first needed (a socket, a join, a lobby request) from its record and its
+game's latest snapshot plus the actions after it, and a background pass
+rebuilds the rest one at a time, so rooms with waits that fall due (bots,
+timers) carry on without anyone asking.  Tokens are recognised by their
+hash, so the same browsers get the same seats back.
 """
 
 from __future__ import annotations
@@ -36,14 +39,60 @@ class RoomManager:
         #: where new games' seeds come from (tests pass a seeded generator)
         self.seeds: Seeds = seeds or new_seed
         self.rooms: dict[str, Room] = {}
+        #: open rooms known from the records but not rebuilt yet
+        self.unloaded: set[str] = set()
+        #: rooms being rebuilt: whoever else asks meanwhile waits for the same one
+        self._loading: dict[str, asyncio.Future[Room | None]] = {}
 
     def get(self, code: str) -> Room | None:
+        """A room already live in this process (see `find`)."""
         return self.rooms.get(normalise_code(code))
 
-    def require(self, code: str) -> Room:
-        room = self.get(code)
+    async def find(self, code: str) -> Room | None:
+        """The open room with this code, rebuilt from the records if need be."""
+        code = normalise_code(code)
+        room = self.rooms.get(code)
+        if room is not None:
+            return room
+        pending = self._loading.get(code)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        done: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
+        self._loading[code] = done
+        try:
+            room = await self._load(code)
+            done.set_result(room)
+            return room
+        except BaseException as err:
+            done.set_exception(err)
+            done.exception()  # retrieved: nobody else need be waiting
+            raise
+        finally:
+            del self._loading[code]
+
+    async def require(self, code: str) -> Room:
+        room = await self.find(code)
         if room is None:
             raise RoomError("no_room", f"there is no open room {code!r}")
+        return room
+
+    async def _load(self, code: str) -> Room | None:
+        self.unloaded.discard(code)
+        found = await self.records.load_room(code)
+        if found is None:
+            return None
+        record, game_rec = found
+        if record.game not in self.games:
+            log.error("room %s: game %r is not available; not recovered", code, record.game)
+            return None
+        room = Room(record, self.games, self.records, on_close=self._closed, seeds=self.seeds)
+        if game_rec is not None:
+            try:
+                await room.restore_game(game_rec)
+            except Exception:
+                log.exception("room %s could not be recovered", code)
+                return None
+        self.rooms[code] = room
         return room
 
     async def create(
@@ -68,7 +117,7 @@ class RoomManager:
         room_settings = parse_settings(settings)
         clean_name(name)
         code = new_code()
-        while code in self.rooms:
+        while code in self.rooms or code in self.unloaded or code in self._loading:
             code = new_code()
         room = Room.new(
             code, game, parsed, room_settings, self.games, self.records, self._closed, self.seeds
@@ -88,28 +137,23 @@ class RoomManager:
             del self.rooms[room.code]
 
     async def recover(self) -> int:
-        """Bring back every open room from the records; returns how many."""
-        count = 0
-        for record, game_rec in await self.records.live_rooms():
-            if record.closed or record.code in self.rooms:
-                continue
-            if record.game not in self.games:
-                log.error(
-                    "room %s: game %r is not available; not recovered", record.code, record.game
-                )
-                continue
+        """Learn which rooms are open (cheap); returns how many.  `warm` then
+        rebuilds them in the background."""
+        codes = [c for c in await self.records.open_rooms() if c not in self.rooms]
+        self.unloaded.update(codes)
+        return len(codes)
+
+    async def warm(self) -> None:
+        """Rebuild every room still unloaded, one at a time, yielding between
+        them so requests are never held up for long."""
+        while self.unloaded:
+            code = next(iter(self.unloaded))
             try:
-                room = Room(
-                    record, self.games, self.records, on_close=self._closed, seeds=self.seeds
-                )
-                if game_rec is not None:
-                    room.restore_game(game_rec)
+                await self.find(code)
             except Exception:
-                log.exception("room %s could not be recovered", record.code)
-                continue
-            self.rooms[record.code] = room
-            count += 1
-        return count
+                log.exception("room %s could not be rebuilt", code)
+            self.unloaded.discard(code)
+            await asyncio.sleep(0)
 
     async def close_idle(self, after: float) -> int:
         """Close every room nobody has been connected to for `after` seconds;

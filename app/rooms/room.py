@@ -159,14 +159,20 @@ class Room:
 
     # ------------------------------------------------------------- recovery
 
-    def restore_game(self, rec: GameRecord) -> None:
-        """Rebuild the live game by replaying its log (recovery after a restart)."""
+    async def restore_game(self, rec: GameRecord) -> None:
+        """Rebuild the live game (recovery after a restart), and repair what a
+        crash may have left out: a game that is over is finished now (its
+        result stored, the room between games); missing score rows are written."""
         game = self.games[rec.game]
         for i, pid in enumerate(rec.seats):
             if pid not in self.members.players:
                 self.members.add_ghost(pid, i)
         self.members.seat_to(list(rec.seats))
-        self.table.restore(rec, game)
+        await self.table.restore(rec, game)
+        await self.table.repair()
+        result = self.table.over()
+        if result is not None:
+            await self._finish(result, [])
         self.reschedule()
 
     # ----------------------------------------------------------- membership
@@ -339,12 +345,7 @@ class Room:
 
     async def _finish(self, result: dict[str, Any], events: list[Event]) -> None:
         table = self.table
-        assert table.game_id is not None
-        try:
-            await self.records.finish_game(table.game_id, result)
-        except Exception:
-            log.exception("room %s: could not record the result", self.code)
-        table.finish(result)
+        await table.finish(result)
         if table.game.name == TALLY_GAME:
             tally = self.record.tally
             rank = 0
@@ -361,6 +362,7 @@ class Room:
     async def start(self) -> None:
         """Deal a new game to the seated people (and bots)."""
         game, members = self.table.game, self.members
+        await self.table.repair()  # the last game's result, if its write failed
         seated = [pid for pid in members.seats if pid is not None]
         added: list[PlayerRecord] = []
         if game.name in BOT_FILL_GAMES:
@@ -460,12 +462,15 @@ class Room:
             self._schedule_presence()
             return
         now = time.time()
+        # a wait counts from the change that started it (after a restart, the
+        # last action stored): it resumes with the time it had left
+        since = table.changed_at
         kind = table.game.timer(table.state)
         if kind is None:
             timers.drop("game")
         else:
             secs = self.settings.timer_seconds(kind)
-            timers.start("game", kind, now + secs, self._on_game_timer, key=self._timer_epoch)
+            timers.start("game", kind, since + secs, self._on_game_timer, key=self._timer_epoch)
         to_act = table.to_act
         limit = self.settings.turn_timer
         people = (
@@ -478,7 +483,7 @@ class Room:
         else:
             seat = people[0] if len(to_act) == 1 else None
             timers.start(
-                "turn", "turn", now + limit, self._on_turn_timer, key=frozenset(to_act), seat=seat
+                "turn", "turn", since + limit, self._on_turn_timer, key=frozenset(to_act), seat=seat
             )
         for seat in to_act:
             slot = f"bot:{seat}"

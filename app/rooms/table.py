@@ -7,17 +7,28 @@ in: the engine checks it (`apply` validates everything and raises
 and only then is the new state committed - so nothing anyone is told about can
 be lost by a crash.  The room calls `play` under its lock, one action at a
 time, and delivers the events it returns.
+
+The log is the truth; everything else stored about a game is derived from it
+(docs/architecture.md, "What survives a crash"): the result and the Posso
+score rows are written after the move that makes them, and whatever a failed
+write or a crash left out is written again from the state (`repair`), at the
+next move, at the end of the game and whenever a game is rebuilt.  An append
+whose answer was lost (the commit may or may not have happened) is settled by
+reading the log's length back, never by guessing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
+import time
 from typing import Any
 
 from app.bots import bot_for
 from app.games.base import Event, Game, IllegalAction
 from app.games.cards import rng_for
+from app.rooms import snapshots
 from app.rooms.errors import RoomError
 from app.store.records import GameRecord, Records
 
@@ -47,6 +58,14 @@ class Table:
         #: seats whose turn timer ran out this turn (a bot plays just this turn)
         self.forced: set[int] = set()
         self.forced_key: frozenset[int] | None = None
+        #: wall-clock time of the last change to the game: its waits count from it
+        self.changed_at = time.time()
+        #: derived records a write missed: the result, score rows (see `repair`)
+        self.result_unsaved: tuple[int, dict[str, Any]] | None = None
+        self.sheet_unsaved = False
+        #: a move whose append had no answer: (seq, seat, action, state, events)
+        self._unsettled: tuple[int, int | None, dict[str, Any], Any, list[Event]] | None = None
+        self._background: set[asyncio.Task[None]] = set()
         self._bot_rngs: dict[int, random.Random] = {}
         #: what keys the bots' generators besides the seed and seat (a restored
         #: game's bots continue on new ones, keyed by the actions replayed)
@@ -63,6 +82,9 @@ class Table:
 
     def begin(self, order: list[str], seed: int, state: Any, game_id: int) -> None:
         self.state, self.seed, self.game_id, self.seq = state, seed, game_id, 0
+        self.changed_at = time.time()
+        self.sheet_unsaved = False
+        self._unsettled = None
         self._set_seats(order)
         self.status = PLAYING
         self.result = None
@@ -72,21 +94,35 @@ class Table:
         self._bot_rngs, self._bot_salt = {}, ()  # made when a bot first moves
         self.refresh()
 
-    def restore(self, rec: GameRecord, game: Game[Any]) -> None:
-        """Rebuild the live game by replaying its log (recovery after a restart)."""
+    async def restore(self, rec: GameRecord, game: Game[Any]) -> None:
+        """Rebuild the live game from its latest snapshot and the actions after
+        it, or - with no snapshot this code can read - from the seed and the
+        whole log (recovery after a restart)."""
         self.game = game
-        state = game.new_game(len(rec.seats), dict(rec.options), rec.seed)
-        for seat, action in rec.actions:
+        state = snapshots.restore(game, rec.snapshot) if rec.snapshot is not None else None
+        actions, start = rec.actions, rec.first_seq
+        if state is None:
+            state = game.new_game(len(rec.seats), dict(rec.options), rec.seed)
+            if start:
+                actions, start = await self.records.game_actions(rec.game_id), 0
+        for seat, action in actions:
             state, _ = game.apply(state, seat, action)
-        n = len(rec.actions)
+        n = start + len(actions)
         self.state, self.seed, self.game_id, self.seq = state, rec.seed, rec.game_id, n
+        self.changed_at = rec.last_at or time.time()
+        self.sheet_unsaved = True  # a crash may have come between a move and its row
         self._set_seats(list(rec.seats))
         self.status = PLAYING
         self._bot_rngs, self._bot_salt = {}, (n,)
         self.games_played = 1
         self.refresh()
 
-    def finish(self, result: dict[str, Any]) -> None:
+    async def finish(self, result: dict[str, Any]) -> None:
+        """The game is over: its result stored (or kept to store again), the
+        table between games."""
+        assert self.game_id is not None
+        self.result_unsaved = (self.game_id, result)
+        await self.repair()
         self.status = FINISHED
         self.result = result
         self.auto.clear()
@@ -114,10 +150,15 @@ class Table:
     # ----------------------------------------------------------------- moves
 
     async def play(self, seat: int | None, action: dict[str, Any]) -> list[Event]:
-        """Check with the engine, log durably, then commit; the engine's events."""
+        """Check with the engine, log durably, then commit; the engine's events
+        (after those of an earlier move found to have been logged after all)."""
+        earlier = await self._settle()
         try:
             state, events = self.game.apply(self.state, seat, action)
         except IllegalAction:
+            if earlier:  # the earlier move is in: it must still be told
+                self._commit(self.state, earlier)
+                return earlier
             raise
         except Exception as err:  # an engine that chokes on odd input must not kill the room
             log.exception("room %s: engine error on %r", self.code, action)
@@ -126,20 +167,113 @@ class Table:
         try:
             await self.records.append_action(self.game_id, self.seq, seat, action)
         except Exception as err:
-            log.exception("room %s: could not log action %d", self.code, self.seq)
-            raise RoomError("storage_error", "the move could not be saved; try again") from err
-        self.state = state
+            if not await self._landed(seat, action, state, events):
+                log.exception("room %s: could not log action %d", self.code, self.seq)
+                if earlier:
+                    self._commit(self.state, earlier)
+                    return earlier
+                raise RoomError("storage_error", "the move could not be saved; try again") from err
         self.seq += 1
+        await self._commit_derived(state, events)
+        self._commit(state, events)
+        return [*earlier, *events]
+
+    def _commit(self, state: Any, events: list[Event]) -> None:
+        self.state = state
+        self.changed_at = time.time()
+        self.refresh()
+        if self.seq % snapshots.SNAPSHOT_EVERY == 0:
+            self._in_background(self._snapshot(self.seq, state))
+
+    async def _landed(
+        self, seat: int | None, action: dict[str, Any], state: Any, events: list[Event]
+    ) -> bool:
+        """Did the append that failed commit after all?  Read the log's length
+        back; if even that fails, remember the move and settle it first thing
+        at the next one."""
+        assert self.game_id is not None
+        try:
+            return await self.records.action_count(self.game_id) > self.seq
+        except Exception:
+            log.exception("room %s: could not tell whether action %d was logged", self.code,
+                          self.seq)  # fmt: skip
+            self._unsettled = (self.seq, seat, action, state, events)
+            return False
+
+    async def _settle(self) -> list[Event]:
+        """An earlier move whose outcome was unknown: if the log holds it, it
+        happened (its state is committed now and its events returned); if not,
+        it did not.  Until the log can be read, every move is refused."""
+        pending = self._unsettled
+        if pending is None:
+            return []
+        seq, _seat, _action, state, events = pending
+        assert self.game_id is not None
+        try:
+            count = await self.records.action_count(self.game_id)
+        except Exception as err:
+            raise RoomError("storage_error", "the game's log cannot be read; try again") from err
+        self._unsettled = None
+        if count <= seq:
+            return []
+        log.warning("room %s: action %d was logged after all", self.code, seq)
+        self.seq = seq + 1
+        await self._commit_derived(state, events)
+        self.state = state
+        return events
+
+    async def _commit_derived(self, state: Any, events: list[Event]) -> None:
+        """Store the score rows a move made (and any an earlier write missed)."""
+        assert self.game_id is not None
         for ev in events:
             if ev.get("type") == "hand_ended" and ev.get("to") is None:
                 try:
                     await self.records.save_score_hand(
                         self.game_id, int(ev["hand"]), dict(ev.get("row") or {})
                     )
-                except Exception:  # derived data: a replay can rebuild it
+                except Exception:  # derived from the log: `repair` writes it later
                     log.exception("room %s: could not save a score row", self.code)
-        self.refresh()
-        return events
+                    self.sheet_unsaved = True
+        if self.sheet_unsaved:
+            await self._repair_sheet(state)
+
+    async def repair(self) -> None:
+        """Write whatever derived records are missing: a result, score rows."""
+        if self.sheet_unsaved and self.state is not None:
+            await self._repair_sheet(self.state)
+        if self.result_unsaved is not None:
+            game_id, result = self.result_unsaved
+            try:
+                await self.records.finish_game(game_id, result)
+                self.result_unsaved = None
+            except Exception:
+                log.exception("room %s: could not record the result of game %d", self.code,
+                              game_id)  # fmt: skip
+
+    async def _repair_sheet(self, state: Any) -> None:
+        assert self.game_id is not None
+        rows = self.game.score_rows(state)
+        try:
+            if rows:
+                have = await self.records.score_hands(self.game_id)
+                for row in rows:
+                    if int(row["hand"]) not in have:
+                        await self.records.save_score_hand(self.game_id, int(row["hand"]), row)
+            self.sheet_unsaved = False
+        except Exception:
+            log.exception("room %s: could not repair the score sheet", self.code)
+
+    async def _snapshot(self, seq: int, state: Any) -> None:
+        assert self.game_id is not None
+        try:
+            await self.records.save_snapshot(self.game_id, snapshots.take(self.game, seq, state))
+        except Exception:  # only a shortcut: a rebuild without it replays more
+            log.exception("room %s: could not store a snapshot", self.code)
+
+    def _in_background(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)  # the loop keeps only weak references to tasks
+        task.add_done_callback(self._background.discard)
 
     def refresh(self) -> None:
         """Bring `to_act` in line with the state; a turn timer's stand-in bots

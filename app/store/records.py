@@ -14,6 +14,8 @@ enough to recognise a returning browser after a restart.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -43,6 +45,15 @@ class RoomRecord:
     closed: bool = False
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """A game's engine state after `seq` actions, made by engine code `engine`."""
+
+    seq: int
+    engine: str
+    state: bytes
+
+
 @dataclass
 class GameRecord:
     game_id: int
@@ -51,8 +62,14 @@ class GameRecord:
     options: dict[str, Any]
     seed: int
     seats: list[str]  # player_id per seat
+    #: the log, from action number `first_seq` on (0 unless loaded after a snapshot)
     actions: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    first_seq: int = 0
+    #: the latest snapshot, whose `seq` is `first_seq` (when loaded with one)
+    snapshot: Snapshot | None = None
+    #: wall-clock time of the last action stored (or of the start): waits resume from it
+    last_at: float | None = None
 
 
 class Records(Protocol):
@@ -76,8 +93,28 @@ class Records(Protocol):
         """Store the result; the game is no longer live."""
 
     async def live_rooms(self) -> list[tuple[RoomRecord, GameRecord | None]]:
-        """Every open room with its unfinished game (seed + full action log), for
-        recovery by replay after a restart."""
+        """Every open room with its unfinished game (seed + full action log)."""
+
+    async def open_rooms(self) -> list[str]:
+        """The codes of every open room (cheap: what a restart starts from)."""
+
+    async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
+        """One open room and its unfinished game: the latest snapshot and the
+        actions after it (or the whole log without one); None if not open."""
+
+    async def game_actions(
+        self, game_id: int, start: int = 0
+    ) -> list[tuple[int | None, dict[str, Any]]]:
+        """A game's actions from number `start` on."""
+
+    async def action_count(self, game_id: int) -> int:
+        """How many actions the log holds: settles an append whose answer was lost."""
+
+    async def score_hands(self, game_id: int) -> set[int]:
+        """The hands of a Posso score sheet that are stored."""
+
+    async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+        """Keep `snapshot` as the game's latest (an older one is replaced)."""
 
 
 class MemoryRecords:
@@ -87,6 +124,7 @@ class MemoryRecords:
         self.rooms: dict[str, RoomRecord] = {}
         self.games: dict[int, GameRecord] = {}
         self.score_rows: dict[int, dict[int, dict[str, Any]]] = {}
+        self.snapshots: dict[int, Snapshot] = {}
 
     async def save_room(self, room: RoomRecord) -> None:
         self.rooms[room.code] = room
@@ -95,7 +133,9 @@ class MemoryRecords:
         self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
     ) -> int:
         game_id = len(self.games) + 1
-        self.games[game_id] = GameRecord(game_id, room_code, game, dict(options), seed, list(seats))
+        self.games[game_id] = GameRecord(
+            game_id, room_code, game, dict(options), seed, list(seats), last_at=time.time()
+        )
         return game_id
 
     async def append_action(
@@ -105,6 +145,7 @@ class MemoryRecords:
         if seq != len(log):
             raise ValueError(f"action {seq} of game {game_id} out of order (have {len(log)})")
         log.append((seat, dict(action)))
+        self.games[game_id].last_at = time.time()
 
     async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
         self.score_rows.setdefault(game_id, {})[hand] = dict(row)
@@ -120,3 +161,35 @@ class MemoryRecords:
             live = [g for g in self.games.values() if g.room_code == room.code and g.result is None]
             out.append((room, live[-1] if live else None))
         return out
+
+    async def open_rooms(self) -> list[str]:
+        return [code for code, room in self.rooms.items() if not room.closed]
+
+    async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
+        room = self.rooms.get(code)
+        if room is None or room.closed:
+            return None
+        live = [g for g in self.games.values() if g.room_code == code and g.result is None]
+        if not live:
+            return room, None
+        g = live[-1]
+        snap = self.snapshots.get(g.game_id)
+        start = snap.seq if snap is not None else 0
+        tail = dataclasses.replace(
+            g, actions=list(g.actions[start:]), first_seq=start, snapshot=snap
+        )
+        return room, tail
+
+    async def game_actions(
+        self, game_id: int, start: int = 0
+    ) -> list[tuple[int | None, dict[str, Any]]]:
+        return list(self.games[game_id].actions[start:])
+
+    async def action_count(self, game_id: int) -> int:
+        return len(self.games[game_id].actions)
+
+    async def score_hands(self, game_id: int) -> set[int]:
+        return set(self.score_rows.get(game_id, {}))
+
+    async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+        self.snapshots[game_id] = snapshot

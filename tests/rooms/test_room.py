@@ -156,7 +156,8 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
 
     second = RoomManager(records, games)
     assert await second.recover() == 1
-    again = second.get(room.code.lower())
+    assert second.get(room.code) is None, "rooms are rebuilt when first needed"
+    again = await second.find(room.code.lower())
     assert again is not None and again.status == "playing"
     assert again.state == room.state and again.seq == 3
     assert again.authenticate(bob_token) is not None

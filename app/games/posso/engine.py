@@ -98,6 +98,9 @@ class PossoGame(Game[PossoState]):
     def view(self, state: PossoState, seat: int | None) -> View:
         return view(state, seat)
 
+    def score_rows(self, state: PossoState) -> list[dict[str, Any]]:
+        return [flow.copy_row(row) for row in state.sheet]
+
     def result(self, state: PossoState) -> dict[str, Any] | None:
         return flow.result_of(state)
 
