@@ -667,3 +667,42 @@ async def test_a_batch_over_more_games_than_one_lookup_covers_keeps_every_log_in
         logs.setdefault(game_id, []).append(action["type"])
     assert all(logs[g] == ["x", "y", "z"] for g in games[:-1])
     assert logs[games[-1]] == ["x", "y"]
+
+
+async def test_a_room_loads_with_its_latest_snapshot_and_the_log_after_it(
+    records: DbRecords,
+) -> None:
+    """What a lazy rebuild reads, the same on both databases as in memory: the
+    open rooms' codes, one room with its snapshot and the actions after it, the
+    log's length (to settle an append with no answer), the stored sheet hands."""
+    from app.store.records import Snapshot
+
+    memory = MemoryRecords()
+    for rec in (records, memory):
+        await script(rec)
+        live = 2
+        await rec.save_snapshot(live, Snapshot(1, "engine-a", b"\x00state one"))
+        await rec.save_snapshot(live, Snapshot(2, "engine-b", b"\x00state two"))
+        await rec.save_score_hand(live, 1, {"hand": 1, "points": [1, 2, 3], "totals": [1, 2, 3]})
+    assert sorted(await records.open_rooms()) == sorted(await memory.open_rooms())
+    assert sorted(await records.open_rooms()) == ["ROOM01", "ROOM02"]
+    assert await records.load_room("GONE99") is None
+    assert await records.load_room("NOPE00") is None
+    found = await records.load_room("ROOM01")
+    assert found is not None and found[1] is not None
+    stored, game = found
+    assert stored == (await memory.load_room("ROOM01"))[0]  # type: ignore[index]
+    assert game.game_id == 2 and game.seed == 42 and game.seats == ["p2", "p0", "p1"]
+    assert game.snapshot == Snapshot(2, "engine-b", b"\x00state two"), "only the latest is kept"
+    assert game.first_seq == 2 and game.actions == [(0, {"type": "discard", "card": "10H"})]
+    assert game.last_at is not None and abs(game.last_at - time.time()) < 60
+    assert await records.game_actions(2) == (await memory.game_actions(2))
+    assert await records.game_actions(2, 1) == [
+        (None, {"type": "timeout"}),
+        (0, {"type": "discard", "card": "10H"}),
+    ]
+    assert await records.action_count(2) == 3 == await memory.action_count(2)
+    assert await records.score_hands(2) == {1} == await memory.score_hands(2)
+    assert await records.score_hands(1) == set()
+    without = await records.load_room("ROOM02")
+    assert without is not None and without[1] is None
