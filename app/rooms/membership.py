@@ -141,9 +141,7 @@ class Membership:
     def by_account(self, account_id: int) -> PlayerRecord | None:
         """The person here signed in as `account_id` (they may open the room
         on any device and get their own seat back)."""
-        return next(
-            (p for p in self.humans() if p.account_id == account_id and p.token_hash), None
-        )
+        return next((p for p in self.humans() if p.account_id == account_id and p.token_hash), None)
 
     def new_claim(self, p: PlayerRecord) -> tuple[str, float]:
         """A one-time secret that hands `p`'s place to whoever opens it; and

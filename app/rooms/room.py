@@ -207,9 +207,7 @@ class Room:
             self.change([room_event("joined", seat=seat, name=name)])
             return player, token
 
-    async def claim(
-        self, secret: str, *, guest_id: str | None = None
-    ) -> tuple[PlayerRecord, str]:
+    async def claim(self, secret: str, *, guest_id: str | None = None) -> tuple[PlayerRecord, str]:
         """Take a place back with a one-time seat link (`seat_link`)."""
         async with self.lock:
             person = None if self.closed else self.members.take_claim(secret)
