@@ -149,7 +149,9 @@ def create_app(
         loop = asyncio.get_running_loop()
         housekeeping = loop.create_task(_gc_housekeeping(app.state))
         sweeping = loop.create_task(manager.sweep_idle(settings.idle_room_close_after))
-        warming = loop.create_task(manager.warm())
+        warming = loop.create_task(
+            manager.warm() if settings.rebuild_in_background else asyncio.sleep(0)
+        )
         yield
         for task in (housekeeping, sweeping, warming):
             task.cancel()

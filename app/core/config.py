@@ -25,6 +25,9 @@ class Settings(BaseSettings):
     max_messages_per_second: float = Field(default=20.0, gt=0)
     #: a room nobody has been connected to for this many seconds is closed
     idle_room_close_after: float = Field(default=3 * 24 * 3600.0, gt=0)
+    #: after a restart, rebuild the open rooms in the background (each is also
+    #: rebuilt on first use; bench/recovery.py turns this off to time that)
+    rebuild_in_background: bool = True
 
     def resolved_database_url(self) -> str:
         if self.database_url:
