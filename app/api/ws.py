@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -66,7 +67,7 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
 
     dead = asyncio.Event()
     batch = websocket.query_params.get("batch") in ("1", "true")
-    conn = Connection(websocket.send_text, websocket.close, on_dead=dead.set, batch=batch)
+    conn = Connection(_sender(websocket), websocket.close, on_dead=dead.set, batch=batch)
     conn.player_id = player.player_id
     idle = asyncio.Event()
     idle.set()
@@ -93,6 +94,18 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(dead.wait(), timeout=2.0)
             await conn.stop()
+
+
+def _sender(websocket: WebSocket) -> Callable[[str], Awaitable[None]]:
+    """Sends a text frame with the WebSocket's public, documented `send`
+    (an ASGI message; FastAPI's reference lists it beside `send_text`, which
+    wraps it): one coroutine less per frame, with the same state checks."""
+    send = websocket.send
+
+    def send_text(text: str) -> Awaitable[None]:
+        return send({"type": "websocket.send", "text": text})
+
+    return send_text
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:

@@ -152,7 +152,7 @@ class Table:
     async def play(self, seat: int | None, action: dict[str, Any]) -> list[Event]:
         """Check with the engine, log durably, then commit; the engine's events
         (after those of an earlier move found to have been logged after all)."""
-        earlier = await self._settle()
+        earlier = await self._settle() if self._unsettled is not None else []
         try:
             state, events = self.game.apply(self.state, seat, action)
         except IllegalAction:
@@ -174,9 +174,10 @@ class Table:
                     return earlier
                 raise RoomError("storage_error", "the move could not be saved; try again") from err
         self.seq += 1
-        await self._commit_derived(state, events)
+        if self.sheet_unsaved or any(ev.get("type") == "hand_ended" for ev in events):
+            await self._commit_derived(state, events)
         self._commit(state, events)
-        return [*earlier, *events]
+        return [*earlier, *events] if earlier else events
 
     def _commit(self, state: Any, events: list[Event]) -> None:
         self.state = state
