@@ -71,8 +71,8 @@ async def join_room(
     who: Who,
 ) -> Ticket:
     try:
-        room = await rooms.require(code)
-        player, token = await room.join(
+        code, player, token = await rooms.join(
+            code,
             body.name,
             guest_id=who.guest_id,
             account_id=who.account_id,
@@ -80,7 +80,7 @@ async def join_room(
         )
     except RoomError as err:
         raise http_error(err) from None
-    return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
+    return Ticket(code=code, token=token, seat=player.seat, player=player.player_id)
 
 
 class ClaimSeat(BaseModel):
@@ -94,20 +94,18 @@ async def claim_seat(code: str, body: ClaimSeat, rooms: Rooms, who: Who) -> Tick
     """Take a place back on this device with a one-time seat link; the place's
     old token stops working."""
     try:
-        room = await rooms.require(code)
-        player, token = await room.claim(body.claim, guest_id=who.guest_id)
+        code, player, token = await rooms.claim(code, body.claim, guest_id=who.guest_id)
     except RoomError as err:
         raise http_error(err) from None
-    return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
+    return Ticket(code=code, token=token, seat=player.seat, player=player.player_id)
 
 
 @router.get("/rooms/{code}")
 async def get_room(code: str, rooms: Rooms) -> dict[str, Any]:
     try:
-        room = await rooms.require(code)
+        return {"room": await rooms.public(code)}
     except RoomError as err:
         raise http_error(err) from None
-    return {"room": room.room_public()}
 
 
 @router.get("/room-settings")

@@ -22,9 +22,9 @@ from starlette.websockets import WebSocketDisconnect
 from app.api.deps import get_app_settings
 from app.rooms.connection import Connection
 from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
-from app.rooms.manager import RoomManager
+from app.rooms.errors import RoomError
+from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.ratelimit import TokenBucket
-from app.rooms.room import Room
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -46,38 +46,31 @@ def _error(code: str, message: str, msg_id: Any = None, v: int = 0) -> str:
 async def room_socket(websocket: WebSocket, code: str) -> None:
     await websocket.accept()
     rooms: RoomManager = websocket.app.state.rooms
-    room = await rooms.find(code)
-    if room is None:
-        await _refuse(websocket, "no_room", f"there is no open room {code!r}", CLOSE_NO_ROOM)
-        return
-    player = room.authenticate(websocket.query_params.get("token", ""))
-    if player is None:
-        await _refuse(
-            websocket,
-            "bad_token",
-            "this link's seat token is missing or not valid",
-            CLOSE_BAD_TOKEN,
-        )
-        return
     since: int | None = None
     raw_since = websocket.query_params.get("since")
     if raw_since is not None:
         with contextlib.suppress(ValueError):
             since = int(raw_since)
-
     dead = asyncio.Event()
     batch = websocket.query_params.get("batch") in ("1", "true")
     conn = Connection(_sender(websocket), websocket.close, on_dead=dead.set, batch=batch)
-    conn.player_id = player.player_id
+    try:
+        target = await rooms.open_socket(
+            code, websocket.query_params.get("token", ""), conn, since
+        )
+    except RoomError as err:
+        await conn.stop()
+        close = CLOSE_BAD_TOKEN if err.code == "bad_token" else CLOSE_NO_ROOM
+        await _refuse(websocket, err.code, err.message, close)
+        return
     idle = asyncio.Event()
     idle.set()
-    reader = asyncio.create_task(_read(websocket, conn, room, idle))
     stopper = asyncio.create_task(dead.wait())
+    reader = asyncio.create_task(_read(websocket, conn, target, idle)) if target else stopper
     try:
-        if await room.connect(conn, since):
-            await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        # never cancel the reader inside room.handle: a command cut in half
+        # never cancel the reader inside a handle: a command cut in half
         # would leave the room changed but unannounced
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(idle.wait(), timeout=30.0)
@@ -86,8 +79,9 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
         for task in (reader, stopper):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        with contextlib.suppress(Exception):
-            await room.disconnect(conn)
+        if target is not None:
+            with contextlib.suppress(Exception):
+                await target.disconnect(conn)
         if not conn.closing:
             await conn.stop()
         else:  # let a queued close (left, kicked, flooding) go out first
@@ -114,7 +108,9 @@ async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int
         await websocket.close(close_code, message[:120])
 
 
-async def _read(websocket: WebSocket, conn: Connection, room: Room, idle: asyncio.Event) -> None:
+async def _read(
+    websocket: WebSocket, conn: Connection, room: SocketTarget, idle: asyncio.Event
+) -> None:
     limits = get_app_settings(websocket)
     limit = limits.max_frame_bytes
     bucket = TokenBucket(limits.max_messages_per_second)

@@ -105,6 +105,9 @@ class Room(Base):
     closed: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: the epoch of the room's current owner process (several processes): an
+    #: append carrying an older epoch is refused (app/store/cluster.py)
+    epoch: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
 
 class Player(Base):

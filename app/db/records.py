@@ -73,7 +73,7 @@ from app.db.session import (
     sqlite_writer,
 )
 from app.db.sqlite_appends import Busy, FastAppends
-from app.store.records import GameRecord, PlayerRecord, RoomRecord
+from app.store.records import Fenced, GameRecord, PlayerRecord, RoomRecord
 from app.store.records import Snapshot as StoredSnapshot
 
 log = logging.getLogger(__name__)
@@ -110,10 +110,13 @@ _PG_APPENDS = text(
     SELECT v.game_id, v.seq, v.seat, CAST(v.action AS json), v.created_at
     FROM unnest(
         CAST(:game_ids AS integer[]), CAST(:seqs AS integer[]), CAST(:seats AS integer[]),
-        CAST(:actions AS text[]), CAST(:created AS timestamptz[])
-    ) AS v(game_id, seq, seat, action, created_at)
-    WHERE v.seq = 0 OR EXISTS (
+        CAST(:actions AS text[]), CAST(:created AS timestamptz[]), CAST(:epochs AS integer[])
+    ) AS v(game_id, seq, seat, action, created_at, epoch)
+    WHERE (v.seq = 0 OR EXISTS (
         SELECT 1 FROM {_actions.name} AS a WHERE a.game_id = v.game_id AND a.seq = v.seq - 1
+    )) AND NOT EXISTS (
+        SELECT 1 FROM games AS g JOIN rooms AS r ON r.id = g.room_id
+        WHERE g.id = v.game_id AND r.epoch > v.epoch
     )
     ON CONFLICT DO NOTHING
     RETURNING game_id, seq
@@ -217,7 +220,7 @@ class DbRecords:
     # -- the hot path ----------------------------------------------------------
 
     async def append_action(
-        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"action number must be an int >= 0, not {seq!r}")
@@ -232,11 +235,11 @@ class DbRecords:
         if seq == 0:
             del params["previous"]
         if self._writer is not None or self._postgres:
-            added = bool(await self._enqueue(_Append(stmt, params)))
+            added = bool(await self._enqueue(_Append(stmt, params, epoch)))
         else:
-            added = await self._append_one(_Append(stmt, params))
+            added = await self._append_one(_Append(stmt, params, epoch))
         if not added:
-            await self._refuse_append(game_id, seq)
+            await self._refuse_append(game_id, seq, epoch)
 
     def _enqueue(self, job: _Append | _Call) -> asyncio.Future[Any]:
         """Queue one write for the writer's next transaction: a future of its
@@ -307,16 +310,37 @@ class DbRecords:
                                 "seats": [r["seat"] for r in rows],
                                 "actions": [json_dumps(r["action"]) for r in rows],
                                 "created": [utcnow()] * len(rows),
+                                "epochs": [appends[i].epoch for i in part],
                             },
                         )
                     }
             except IntegrityError:
                 for i in part:
-                    outcomes[i] = (True, await self._append_one(appends[i]))
+                    outcomes[i] = (True, await self._append_postgres_one(appends[i]))
                 continue
             for i, r in zip(part, rows, strict=True):
                 outcomes[i] = (True, (r["game_id"], r["seq"]) in stored)
         return outcomes
+
+    async def _append_postgres_one(self, job: _Append) -> bool:
+        """One append alone, by the same statement (fenced as in a batch)."""
+        r = job.params
+        try:
+            async with self._autocommit.connect() as conn:
+                stored = await conn.execute(
+                    _PG_APPENDS,
+                    {
+                        "game_ids": [r["game_id"]],
+                        "seqs": [r["seq"]],
+                        "seats": [r["seat"]],
+                        "actions": [json_dumps(r["action"])],
+                        "created": [utcnow()],
+                        "epochs": [job.epoch],
+                    },
+                )
+                return stored.first() is not None
+        except IntegrityError:
+            return False
 
     async def _append_one(self, job: _Append) -> bool:
         """One append as its own statement: True if stored, False if refused."""
@@ -405,11 +429,18 @@ class DbRecords:
             raise
         return outcomes
 
-    async def _refuse_append(self, game_id: int, seq: int) -> None:
+    async def _refuse_append(self, game_id: int, seq: int, epoch: int) -> None:
         async with self.engine.connect() as conn:
             known = await conn.scalar(select(GameRow.id).where(GameRow.id == game_id))
             if known is None:
                 raise KeyError(f"no game {game_id}")
+            newer = await conn.scalar(
+                select(Room.epoch).join(GameRow, GameRow.room_id == Room.id).where(
+                    GameRow.id == game_id
+                )
+            )
+            if newer is not None and newer > epoch:
+                raise Fenced(f"game {game_id}: the room has owner epoch {newer}, not {epoch}")
             have = await conn.scalar(
                 select(func.count()).select_from(_actions).where(_actions.c.game_id == game_id)
             )
@@ -537,6 +568,19 @@ class DbRecords:
     async def save_snapshot(self, game_id: int, snapshot: StoredSnapshot) -> None:
         await self._write(writes.save_snapshot, game_id, snapshot)
 
+    async def claim_room(self, code: str, epoch: int) -> int | None:
+        self._known.clear()  # another owner may have written the room's rows
+        found = await self._write(writes.claim_room, code, epoch)
+        return None if found is None else int(found)
+
+    async def create_room(self, room: RoomRecord) -> bool:
+        try:
+            await self._write(writes.create_room, self._known, room)
+        except IntegrityError:  # the open-code index: another process has it
+            self._known.clear()
+            return False
+        return True
+
 
 def _player_record(p: Player) -> PlayerRecord:
     return PlayerRecord(
@@ -583,6 +627,8 @@ class _Append:
 
     stmt: Any
     params: dict[str, Any]
+    #: the owner's epoch (PostgreSQL fences the append with it)
+    epoch: int = 0
 
 
 @dataclass(slots=True)

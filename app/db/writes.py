@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from app.db.models import (
     GameRow,
@@ -276,6 +277,28 @@ def save_score_hand(conn: Connection, game_id: int, hand: int, row: dict[str, An
                 for ln in sheet.lines
             ],
         )
+
+
+def claim_room(conn: Connection, code: str, epoch: int) -> int | None:
+    """Make `epoch` the open room's owner epoch, unless a newer one is there;
+    the room's epoch then (None: no open room with that code)."""
+    conn.execute(
+        update(_rooms)
+        .where(_rooms.c.code == code, _rooms.c.closed.is_(False), _rooms.c.epoch < epoch)
+        .values(epoch=epoch)
+    )
+    found: int | None = conn.scalar(
+        select(_rooms.c.epoch).where(_rooms.c.code == code, _rooms.c.closed.is_(False))
+    )
+    return found
+
+
+def create_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:
+    """A new open room: the open-code index refuses a code already open (an
+    IntegrityError for the caller), whichever process opened it."""
+    if _open_room(conn, room.code) is not None:
+        raise IntegrityError("create_room", {"code": room.code}, Exception("code taken"))
+    save_room(conn, known, room)
 
 
 def save_snapshot(conn: Connection, game_id: int, snapshot: StoredSnapshot) -> None:

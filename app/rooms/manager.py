@@ -14,9 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from app.games.base import Game
+from app.rooms.connection import Connection
 from app.rooms.errors import RoomError
 from app.rooms.room import Room, Seeds, new_seed
 from app.rooms.settings import parse_settings
@@ -25,6 +26,23 @@ from app.rooms.tokens import new_code, normalise_code
 from app.store.records import PlayerRecord, Records
 
 log = logging.getLogger(__name__)
+
+
+class SocketTarget(Protocol):
+    """Where a socket's messages go: its room, or a relay to the room's owner."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def v(self) -> int: ...
+
+    async def handle(
+        self, conn: Connection, msg_id: Any, kind: str, payload: dict[str, Any]
+    ) -> None: ...
+
+    async def disconnect(self, conn: Connection) -> None: ...
+
 
 #: seconds between looks for rooms nobody uses any more
 IDLE_SWEEP_EVERY = 600.0
@@ -75,6 +93,48 @@ class RoomManager:
         if room is None:
             raise RoomError("no_room", f"there is no open room {code!r}")
         return room
+
+    # ------------------------------------------- what the routes ask of a room
+    # (with several processes, ClusterManager answers these from the room's owner)
+
+    async def join(
+        self,
+        code: str,
+        name: str,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
+        spectator: bool = False,
+    ) -> tuple[str, PlayerRecord, str]:
+        """Join the room; its code as stored, the person, their token."""
+        room = await self.require(code)
+        player, token = await room.join(
+            name, guest_id=guest_id, account_id=account_id, spectator=spectator
+        )
+        return room.code, player, token
+
+    async def claim(
+        self, code: str, claim: str, *, guest_id: str | None = None
+    ) -> tuple[str, PlayerRecord, str]:
+        room = await self.require(code)
+        player, token = await room.claim(claim, guest_id=guest_id)
+        return room.code, player, token
+
+    async def public(self, code: str) -> dict[str, Any]:
+        return (await self.require(code)).room_public()
+
+    async def open_socket(
+        self, code: str, token: str, conn: Connection, since: int | None
+    ) -> SocketTarget | None:
+        """Attach an accepted socket's connection to its room; where its
+        messages go from now on (None: the room turned it away and closed it).
+        Raises `no_room` or `bad_token`."""
+        room = await self.require(code)
+        player = room.authenticate(token)
+        if player is None:
+            raise RoomError("bad_token", "this link's seat token is missing or not valid")
+        conn.player_id = player.player_id
+        return room if await room.connect(conn, since) else None
 
     async def _load(self, code: str) -> Room | None:
         self.unloaded.discard(code)

@@ -63,7 +63,12 @@ class Membership:
         self.record.host_player_id = pid
 
     def authenticate(self, token: str) -> PlayerRecord | None:
-        pid = self.by_token.get(token_hash(token)) if token else None
+        return self.by_hash(token_hash(token)) if token else None
+
+    def by_hash(self, hashed: str) -> PlayerRecord | None:
+        """The person whose token hashes to `hashed` (a token relayed from
+        another process travels as its hash only)."""
+        pid = self.by_token.get(hashed) if hashed else None
         return self.players.get(pid) if pid else None
 
     def add_person(

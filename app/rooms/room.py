@@ -66,8 +66,11 @@ class Room:
         *,
         on_close: Callable[[Room], None] | None = None,
         seeds: Seeds = new_seed,
+        on_moved: Callable[[Room], None] | None = None,
     ) -> None:
         self.code = record.code
+        #: called when another process turns out to own the room (several processes)
+        self.on_moved = on_moved
         self.games = games
         self.records = records
         self.on_close = on_close
@@ -303,6 +306,7 @@ class Room:
                     data = await run_command(self, conn, player, payload)
             except (RoomError, IllegalAction) as err:
                 conn.push(self.error_frame(msg_id, err))
+                self._check_moved(err)
             except Exception:
                 log.exception("room %s: unexpected error on %s %r", self.code, kind, payload)
                 oops = RoomError("bad_action", "the server could not process that message")
@@ -529,7 +533,8 @@ class Room:
             await self.play(None, {"type": "timeout"})
         except (RoomError, IllegalAction) as err:
             log.error("room %s: timeout refused: %s", self.code, err)
-            self.reschedule()
+            if not self._check_moved(err):
+                self.reschedule()
 
     async def _on_turn_timer(self, t: Timer) -> None:
         table = self.table
@@ -567,6 +572,8 @@ class Room:
                 await self.play(seat, fallback)
         except RoomError as err:  # storage trouble: try again a little later
             log.error("room %s: bot move failed: %s", self.code, err)
+            if self._check_moved(err):
+                return
             self.timers.start(f"bot:{seat}", "bot", time.time() + 1.0, self._on_bot, seat=seat)
 
     async def _on_presence(self, t: Timer) -> None:
@@ -585,6 +592,15 @@ class Room:
         self.reschedule()
         if events:
             self.change(events)
+
+    def _check_moved(self, err: Exception) -> bool:
+        """A refused append said another process owns the room now: this one
+        steps down (after the current change, outside the lock)."""
+        if not (isinstance(err, RoomError) and err.code == "moved"):
+            return False
+        if self.on_moved is not None and not self.closed:
+            asyncio.get_running_loop().call_soon(self.on_moved, self)
+        return True
 
     # ------------------------------------------------------------- delivery
 

@@ -30,7 +30,7 @@ from app.games.base import Event, Game, IllegalAction
 from app.games.cards import rng_for
 from app.rooms import snapshots
 from app.rooms.errors import RoomError
-from app.store.records import GameRecord, Records
+from app.store.records import Fenced, GameRecord, Records
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,9 @@ class Table:
         #: seats whose turn timer ran out this turn (a bot plays just this turn)
         self.forced: set[int] = set()
         self.forced_key: frozenset[int] | None = None
+        #: this process's owner epoch for the room (several processes; else 0):
+        #: every append carries it, and the database refuses it once stale
+        self.epoch = 0
         #: wall-clock time of the last change to the game: its waits count from it
         self.changed_at = time.time()
         #: derived records a write missed: the result, score rows (see `repair`)
@@ -165,7 +168,9 @@ class Table:
             raise RoomError("bad_action", "that action could not be understood") from err
         assert self.game_id is not None
         try:
-            await self.records.append_action(self.game_id, self.seq, seat, action)
+            await self.records.append_action(self.game_id, self.seq, seat, action, self.epoch)
+        except Fenced as err:
+            raise RoomError("moved", "this room moved to another server: reconnecting") from err
         except Exception as err:
             if not await self._landed(seat, action, state, events):
                 log.exception("room %s: could not log action %d", self.code, self.seq)

@@ -45,6 +45,11 @@ class RoomRecord:
     closed: bool = False
 
 
+class Fenced(Exception):
+    """An append refused because the room has a newer owner (a larger epoch):
+    this process must stop acting for the room."""
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """A game's engine state after `seq` actions, made by engine code `engine`."""
@@ -82,9 +87,10 @@ class Records(Protocol):
         """Record a new game of the room; returns its id."""
 
     async def append_action(
-        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
-        """Durably append action number `seq` (0, 1, 2, ...); a repeated seq is an error."""
+        """Durably append action number `seq` (0, 1, 2, ...); a repeated seq is an
+        error, and so (`Fenced`) is an `epoch` older than the room's."""
 
     async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
         """One Posso hand's score-sheet row (per player points, totals, dealer, cut...)."""
@@ -116,6 +122,15 @@ class Records(Protocol):
     async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
         """Keep `snapshot` as the game's latest (an older one is replaced)."""
 
+    async def claim_room(self, code: str, epoch: int) -> int | None:
+        """Record `epoch` as the open room's owner epoch unless it already has a
+        newer one; the room's epoch after that (None: the room is not open).
+        Forgets anything this process remembered of the room's rows (another
+        process may have written them)."""
+
+    async def create_room(self, room: RoomRecord) -> bool:
+        """Store a new open room; False if an open room already has its code."""
+
 
 class MemoryRecords:
     """Records kept in this process only (tests, and a server that needs no history)."""
@@ -125,6 +140,7 @@ class MemoryRecords:
         self.games: dict[int, GameRecord] = {}
         self.score_rows: dict[int, dict[int, dict[str, Any]]] = {}
         self.snapshots: dict[int, Snapshot] = {}
+        self.epochs: dict[str, int] = {}
 
     async def save_room(self, room: RoomRecord) -> None:
         self.rooms[room.code] = room
@@ -139,8 +155,10 @@ class MemoryRecords:
         return game_id
 
     async def append_action(
-        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
+        if epoch < self.epochs.get(self.games[game_id].room_code, 0):
+            raise Fenced(f"game {game_id}: the room has a newer owner than epoch {epoch}")
         log = self.games[game_id].actions
         if seq != len(log):
             raise ValueError(f"action {seq} of game {game_id} out of order (have {len(log)})")
@@ -193,3 +211,17 @@ class MemoryRecords:
 
     async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
         self.snapshots[game_id] = snapshot
+
+    async def claim_room(self, code: str, epoch: int) -> int | None:
+        room = self.rooms.get(code)
+        if room is None or room.closed:
+            return None
+        self.epochs[code] = max(epoch, self.epochs.get(code, 0))
+        return self.epochs[code]
+
+    async def create_room(self, room: RoomRecord) -> bool:
+        old = self.rooms.get(room.code)
+        if old is not None and not old.closed:
+            return False
+        self.rooms[room.code] = room
+        return True

@@ -1,0 +1,150 @@
+"""What several app processes share through Redis: who owns each room (a lease
+with a fencing epoch), which processes are alive, and a message stream per
+process.  Nothing here is durable: every key can be lost (a Redis restart) and
+is rebuilt from PostgreSQL and from the processes themselves.
+
+- **Leases.** `cr:owner:{code}` holds "<process> <epoch>" and expires after
+  `lease_ms` unless the owner renews it.  Taking a free room increments
+  `cr:epoch:{code}`, so every owner a room ever had has a larger epoch than the
+  one before; the database refuses appends carrying an older epoch than the
+  room's stored one (app/db), so an owner paused past its lease can never
+  write after a takeover.  Taking, renewing and releasing are Lua scripts: each
+  checks and changes the key in one step.
+- **Processes.** `cr:proc:{id}` exists while the process renews it.
+- **Streams.** `cr:in:{id}` is what other processes send this one (client
+  messages for the rooms it owns, frames for the sockets it holds, calls and
+  answers).  Streams, not pub/sub: a reader that blinks misses nothing while
+  Redis stays up; after a Redis restart the processes resync (app/rooms/cluster.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+
+_TAKE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local epoch = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. epoch, 'PX', ARGV[2])
+return epoch
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_RAISE = """
+local e = tonumber(redis.call('GET', KEYS[1]) or '0')
+if e < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
+"""
+#: messages kept per stream before the oldest are trimmed (a process that fell
+#: this far behind resyncs anyway)
+STREAM_MAX = 50_000
+
+
+def new_process_id() -> str:
+    return secrets.token_hex(6)
+
+
+class Cluster:
+    def __init__(self, url: str, *, lease_ms: int = 3000, process_id: str | None = None) -> None:
+        self.redis: Redis = Redis.from_url(url)
+        self.me = process_id or new_process_id()
+        self.lease_ms = lease_ms
+        self._take = self.redis.register_script(_TAKE)
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+        self._raise = self.redis.register_script(_RAISE)
+        self._last_id = "$"
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    # ------------------------------------------------------------------ leases
+
+    async def take(self, code: str) -> int | None:
+        """Become the room's owner if nobody is; the new epoch, or None."""
+        epoch = await self._take(
+            keys=[f"cr:owner:{code}", f"cr:epoch:{code}"], args=[self.me, self.lease_ms]
+        )
+        return int(epoch) or None
+
+    async def renew(self, code: str, epoch: int) -> bool:
+        """Keep the lease; False if it is no longer ours (then step down)."""
+        return bool(
+            await self._renew(keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}", self.lease_ms])
+        )
+
+    async def release(self, code: str, epoch: int) -> None:
+        await self._release(keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}"])
+
+    async def raise_epoch(self, code: str, at_least: int) -> None:
+        """The next owner's epoch is larger than `at_least` (after Redis lost its
+        counters, the database still knows the last epoch)."""
+        await self._raise(keys=[f"cr:epoch:{code}"], args=[at_least])
+
+    async def owners(self, codes: list[str]) -> list[str | None]:
+        """The owning process of each room, in one round trip."""
+        if not codes:
+            return []
+        raw: Any = await self.redis.mget([f"cr:owner:{c}" for c in codes])
+        return [None if r is None else r.decode().split()[0] for r in raw]
+
+    async def owner(self, code: str) -> tuple[str, int] | None:
+        raw: Any = await self.redis.get(f"cr:owner:{code}")
+        if raw is None:
+            return None
+        proc, epoch = (raw.decode() if isinstance(raw, bytes) else str(raw)).split()
+        return proc, int(epoch)
+
+    # --------------------------------------------------------------- processes
+
+    async def beat(self) -> None:
+        await self.redis.set(f"cr:proc:{self.me}", b"1", px=self.lease_ms)
+
+    async def alive(self, proc: str) -> bool:
+        return bool(await self.redis.exists(f"cr:proc:{proc}"))
+
+    # ----------------------------------------------------------------- streams
+
+    async def send(self, proc: str, msg: dict[str, Any]) -> None:
+        await self.redis.xadd(
+            f"cr:in:{proc}", {b"m": orjson.dumps(msg)}, maxlen=STREAM_MAX, approximate=True
+        )
+
+    async def start_reading(self) -> None:
+        """Read from now on: what was sent to an earlier process of this id is
+        not ours."""
+        self._last_id = "$"
+        key = f"cr:in:{self.me}"
+        if await self.redis.exists(key):
+            info: Any = await self.redis.xinfo_stream(key)
+            last = info["last-generated-id"]
+            self._last_id = last.decode() if isinstance(last, bytes) else str(last)
+
+    async def inbox(self, block_ms: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
+        """Batches of messages sent to this process, in order."""
+        key = f"cr:in:{self.me}"
+        while True:
+            got: Any = await self.redis.xread({key: self._last_id}, block=block_ms, count=500)
+            if not got:
+                yield []
+                continue
+            batch: list[dict[str, Any]] = []
+            for _stream, entries in got:
+                for entry_id, fields in entries:
+                    self._last_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+                    batch.append(orjson.loads(fields[b"m"]))
+            yield batch
+            await asyncio.sleep(0)
