@@ -31,8 +31,10 @@ from app.api import ws as ws_api
 from app.core.config import Settings, get_settings
 from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
+from app.rooms.cluster import ClusterManager
 from app.rooms.manager import RoomManager
 from app.rooms.room import Seeds
+from app.store.cluster import Cluster
 from app.store.records import Records
 
 log = logging.getLogger(__name__)
@@ -135,7 +137,16 @@ def create_app(
     settings = settings or get_settings()
     if records is None:  # the durable default: SQLite under data/, or DATABASE_URL
         records = open_records(settings.resolved_database_url())
-    manager = RoomManager(records, GAMES, seeds)
+    cluster = (
+        Cluster(settings.redis_url, lease_ms=int(settings.lease_seconds * 1000))
+        if (settings.redis_url)
+        else None
+    )
+    manager = (
+        ClusterManager(records, GAMES, cluster, seeds)
+        if cluster is not None
+        else RoomManager(records, GAMES, seeds)
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -149,14 +160,18 @@ def create_app(
         loop = asyncio.get_running_loop()
         housekeeping = loop.create_task(_gc_housekeeping(app.state))
         sweeping = loop.create_task(manager.sweep_idle(settings.idle_room_close_after))
-        warming = loop.create_task(
-            manager.warm() if settings.rebuild_in_background else asyncio.sleep(0)
-        )
+        # one process rebuilds every open room; several adopt unowned ones instead
+        background = settings.rebuild_in_background and cluster is None
+        warming = loop.create_task(manager.warm() if background else asyncio.sleep(0))
+        if isinstance(manager, ClusterManager):
+            await manager.start()
         yield
         for task in (housekeeping, sweeping, warming):
             task.cancel()
         gc.set_threshold(*thresholds)
-        await manager.shutdown()
+        await manager.shutdown()  # several processes: hands every room over at once
+        if cluster is not None:
+            await cluster.close()
         await detach(app)
 
     app = FastAPI(title="Card room", version="0.1.0", lifespan=lifespan)

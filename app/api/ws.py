@@ -55,9 +55,7 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
     batch = websocket.query_params.get("batch") in ("1", "true")
     conn = Connection(_sender(websocket), websocket.close, on_dead=dead.set, batch=batch)
     try:
-        target = await rooms.open_socket(
-            code, websocket.query_params.get("token", ""), conn, since
-        )
+        target = await rooms.open_socket(code, websocket.query_params.get("token", ""), conn, since)
     except RoomError as err:
         await conn.stop()
         close = CLOSE_BAD_TOKEN if err.code == "bad_token" else CLOSE_NO_ROOM

@@ -17,6 +17,9 @@ class Settings(BaseSettings):
     database_url: str = ""
     #: Redis for several processes; empty = everything in this process
     redis_url: str = ""
+    #: seconds a room's owner process holds its lease without renewing it: a
+    #: process that dies is replaced within this plus a second or two
+    lease_seconds: float = Field(default=3.0, ge=0.5, le=60)
     #: a browser's cookies are sent only over HTTPS when true
     secure_cookies: bool = False
     #: largest WebSocket frame accepted from a client, in bytes

@@ -435,9 +435,9 @@ class DbRecords:
             if known is None:
                 raise KeyError(f"no game {game_id}")
             newer = await conn.scalar(
-                select(Room.epoch).join(GameRow, GameRow.room_id == Room.id).where(
-                    GameRow.id == game_id
-                )
+                select(Room.epoch)
+                .join(GameRow, GameRow.room_id == Room.id)
+                .where(GameRow.id == game_id)
             )
             if newer is not None and newer > epoch:
                 raise Fenced(f"game {game_id}: the room has owner epoch {newer}, not {epoch}")

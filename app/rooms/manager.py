@@ -176,12 +176,24 @@ class RoomManager:
             raise RoomError("bad_options", str(err)) from None
         room_settings = parse_settings(settings)
         clean_name(name)
-        code = new_code()
-        while code in self.rooms or code in self.unloaded or code in self._loading:
+        for _ in range(20):  # the database decides: a code open anywhere is refused
             code = new_code()
-        room = Room.new(
-            code, game, parsed, room_settings, self.games, self.records, self._closed, self.seeds
-        )
+            if code in self.rooms or code in self.unloaded or code in self._loading:
+                continue
+            room = Room.new(
+                code,
+                game,
+                parsed,
+                room_settings,
+                self.games,
+                self.records,
+                self._closed,
+                self.seeds,
+            )
+            if await self.records.create_room(room.members.snapshot()):
+                break
+        else:
+            raise RoomError("storage_error", "no room code could be stored; try again")
         self.rooms[code] = room
         try:
             player, token = await room.join(

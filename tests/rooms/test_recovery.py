@@ -46,9 +46,9 @@ class Faulty(MemoryRecords):
         await super().save_score_hand(game_id, hand, row)
 
     async def append_action(
-        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
-        await super().append_action(game_id, seq, seat, action)
+        await super().append_action(game_id, seq, seat, action, epoch)
         if seq == self.lose_answer_at:
             raise ConnectionError("connection reset after COMMIT")
 

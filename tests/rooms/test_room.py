@@ -43,11 +43,11 @@ class FlakyRecords(MemoryRecords):
         self.down = False
 
     async def append_action(
-        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
         if self.down:
             raise ConnectionError("database unavailable")
-        await super().append_action(game_id, seq, seat, action)
+        await super().append_action(game_id, seq, seat, action, epoch)
 
 
 class WatchingRecords(MemoryRecords):
@@ -59,11 +59,11 @@ class WatchingRecords(MemoryRecords):
         self.at_append: list[int] = []
 
     async def append_action(
-        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any]
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
         self.at_append.append(len(self.recorder.frames))
         await asyncio.sleep(0)  # a real database yields here
-        await super().append_action(game_id, seq, seat, action)
+        await super().append_action(game_id, seq, seat, action, epoch)
 
 
 class SavingRecords(MemoryRecords):

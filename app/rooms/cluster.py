@@ -1,0 +1,454 @@
+"""Rooms shared by several processes (REDIS_URL set; PostgreSQL for records).
+
+Any process answers any request and accepts any room's socket; each open room
+has one owner process at a time, which alone applies actions, runs timers and
+moves bots (app/store/cluster.py holds the lease and its fencing epoch).
+
+- **Owning.** A process takes a room's lease when it needs the room and nobody
+  owns it, records the new epoch in the database (`claim_room`), and rebuilds
+  the room from its records.  It renews every lease a third of the lease time;
+  a renewal that fails - or an append the database refuses for an older
+  epoch - means another process owns the room now: this one steps down,
+  closing its sockets with 1012 so their clients reconnect.
+- **Relaying.** A socket held by a process that does not own its room is
+  relayed: `connect`, each client message and `disconnect` go to the owner's
+  stream; the owner's frames for that socket come back on the holder's stream.
+  The owner sees a `Connection` like any other, so every frame still comes out
+  of the room's one delivery point, addressed to that socket's seat only.
+- **Calls.** Joining, claiming a seat link and the lobby's room are calls to
+  the owner, answered on the caller's stream.
+- **Takeover.** A holder checks its relayed rooms' owners twice a second; when
+  an owner is gone (its lease expired: killed, or paused past it) or changed,
+  the holder takes the room if it can and closes its relayed sockets with
+  1012, and their clients reconnect - to any process - with their tokens.
+  Each process also adopts, every few seconds, open rooms nobody owns, so a
+  room with nobody connected still plays its bots and timers.
+- **Graceful stop.** On shutdown a process releases its leases at once.
+- **Redis restarts.** Streams and leases vanish: owners fail to renew and step
+  down, holders find no owner and close their sockets; clients reconnect and
+  rooms are rebuilt from the database, with epochs raised past the stored one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from app.games.base import Game
+from app.rooms.connection import Connection
+from app.rooms.errors import RoomError
+from app.rooms.manager import RoomManager, SocketTarget
+from app.rooms.room import Room, Seeds
+from app.rooms.tokens import token_hash
+from app.store.cluster import Cluster
+from app.store.records import PlayerRecord, Records
+
+log = logging.getLogger(__name__)
+
+CLOSE_MOVING = 1012
+#: seconds a call to another process may take
+CALL_TIMEOUT = 5.0
+#: seconds between looks for rooms nobody owns
+ADOPT_EVERY = 3.0
+
+
+class Relay:
+    """A socket whose room another process owns: its messages go there."""
+
+    def __init__(self, cluster: ClusterManager, code: str, owner: str, conn: Connection) -> None:
+        self.cluster = cluster
+        self.code = code
+        self.owner = owner
+        self.conn = conn
+        self.id = secrets.token_hex(8)
+        self.v = 0
+        self.closed = False
+
+    async def handle(
+        self, conn: Connection, msg_id: Any, kind: str, payload: dict[str, Any]
+    ) -> None:
+        await self.cluster.tell(
+            self.owner,
+            {"t": "msg", "room": self.code, "c": self.id, "id": msg_id, "k": kind, "p": payload},
+        )
+
+    async def disconnect(self, conn: Connection) -> None:
+        self.cluster.relays.pop(self.id, None)
+        with contextlib.suppress(Exception):
+            await self.cluster.tell(
+                self.owner, {"t": "disconnect", "room": self.code, "c": self.id}
+            )
+
+
+class ClusterManager(RoomManager):
+    def __init__(
+        self,
+        records: Records,
+        games: Mapping[str, Game[Any]],
+        cluster: Cluster,
+        seeds: Seeds | None = None,
+    ) -> None:
+        super().__init__(records, games, seeds)
+        self.cluster = cluster
+        #: epoch of each room this process owns
+        self.epochs: dict[str, int] = {}
+        #: sockets held here whose rooms other processes own, by relay id
+        self.relays: dict[str, Relay] = {}
+        #: connections of sockets held by other processes, in rooms owned here
+        self.remote: dict[str, tuple[Room, Connection, str]] = {}
+        self._calls: dict[str, asyncio.Future[Any]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # ----------------------------------------------------------------- life
+
+    async def start(self) -> None:
+        await self.cluster.start_reading()
+        await self.cluster.beat()
+        loop = asyncio.get_running_loop()
+        for job in (self._read_inbox, self._keep_leases, self._watch, self._adopt):
+            self._tasks.append(loop.create_task(self._forever(job)))
+
+    async def _forever(self, job: Any) -> None:
+        """Run `job` again whenever it fails (Redis away, a query failing)."""
+        while True:
+            try:
+                await job()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: %s failed; again in a moment", job.__name__)
+                await asyncio.sleep(0.5)
+
+    async def shutdown(self) -> None:
+        """Hand every room over: stop it, close its sockets, release its lease."""
+        for task in self._tasks:
+            task.cancel()
+        for code in list(self.epochs):
+            await self._step_down(code)
+        for relay in list(self.relays.values()):
+            relay.conn.close(CLOSE_MOVING, "server restarting")
+        await super().shutdown()
+
+    # -------------------------------------------------------------- owning
+
+    async def _take(self, code: str) -> bool:
+        """Own the room if nobody does; True if this process owns it now."""
+        if code in self.epochs:
+            return True
+        for _ in range(2):
+            epoch = await self.cluster.take(code)
+            if epoch is None:
+                return False
+            stored = await self.records.claim_room(code, epoch)
+            if stored is None:  # not an open room
+                await self.cluster.release(code, epoch)
+                return False
+            if stored == epoch:
+                self.epochs[code] = epoch
+                return True
+            # Redis lost its counter (a restart): move it past the stored epoch
+            await self.cluster.release(code, epoch)
+            await self.cluster.raise_epoch(code, stored)
+        return False
+
+    async def _load(self, code: str) -> Room | None:
+        owner = await self.cluster.owner(code)
+        if owner is not None and owner[0] != self.cluster.me:
+            return None  # another process owns it: use it through a relay
+        if not await self._take(code):
+            return None
+        room = await super()._load(code)
+        if room is None:
+            await self._release(code)
+            return None
+        room.table.epoch = self.epochs[code]
+        room.on_moved = self._moved
+        return room
+
+    def _moved(self, room: Room) -> None:
+        asyncio.get_running_loop().create_task(self._step_down(room.code))
+
+    async def _step_down(self, code: str) -> None:
+        """This process no longer owns the room: forget it, close its sockets."""
+        room = self.rooms.pop(code, None)
+        if room is not None:
+            await room.shutdown()  # sockets close with 1012: clients reconnect
+        for cid, (r, _conn, _holder) in list(self.remote.items()):
+            if r is room:
+                del self.remote[cid]
+        await self._release(code)
+
+    async def _release(self, code: str) -> None:
+        epoch = self.epochs.pop(code, None)
+        if epoch is not None:
+            with contextlib.suppress(Exception):
+                await self.cluster.release(code, epoch)
+
+    async def _keep_leases(self) -> None:
+        every = self.cluster.lease_ms / 3000
+        while True:
+            await asyncio.sleep(every)
+            await self.cluster.beat()
+            for code, epoch in list(self.epochs.items()):
+                if not await self.cluster.renew(code, epoch):
+                    log.warning("room %s: lease lost; stepping down", code)
+                    await self._step_down(code)
+
+    async def _adopt(self) -> None:
+        """Own the open rooms nobody owns (an owner died with nobody connected)."""
+        while True:
+            await asyncio.sleep(ADOPT_EVERY)
+            codes = await self.records.open_rooms()
+            owners = await self.cluster.owners(codes)
+            for code, owner in zip(codes, owners, strict=True):
+                if owner is None and code not in self.rooms:
+                    await self.find(code)
+
+    # --------------------------------------------------------- creating rooms
+
+    async def create(
+        self,
+        game_name: str,
+        options: Any,
+        name: str,
+        settings: Any = None,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
+    ) -> tuple[Room, PlayerRecord, str]:
+        room, player, token = await super().create(
+            game_name, options, name, settings, guest_id=guest_id, account_id=account_id
+        )
+        epoch = await self.cluster.take(room.code)
+        if epoch is not None:
+            await self.records.claim_room(room.code, epoch)
+            self.epochs[room.code] = epoch
+            room.table.epoch = epoch
+            room.on_moved = self._moved
+        return room, player, token
+
+    # ------------------------------------------------- what routes ask of rooms
+
+    async def _owner_of(self, code: str) -> str | None:
+        """The process that owns the room, taking it if nobody does."""
+        owner = await self.cluster.owner(code)
+        if owner is not None:
+            return owner[0]
+        return self.cluster.me if await self.find(code) is not None else None
+
+    async def _call(self, code: str, op: str, **args: Any) -> Any:
+        owner = await self._owner_of(code)
+        if owner is None:
+            raise RoomError("no_room", f"there is no open room {code!r}")
+        if owner == self.cluster.me:
+            return await self._answer_call(code, op, args)
+        rid = secrets.token_hex(8)
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls[rid] = done
+        try:
+            await self.tell(
+                owner,
+                {"t": "call", "room": code, "op": op, "a": args, "r": rid, "from": self.cluster.me},
+            )
+            answer = await asyncio.wait_for(done, CALL_TIMEOUT)
+        except TimeoutError:
+            raise RoomError(
+                "storage_error", "the room's server did not answer; try again"
+            ) from None
+        finally:
+            self._calls.pop(rid, None)
+        if "error" in answer:
+            raise RoomError(answer["error"]["code"], answer["error"]["message"])
+        return answer["ok"]
+
+    async def _answer_call(self, code: str, op: str, args: dict[str, Any]) -> Any:
+        room = await super().require(code)
+        if op == "public":
+            return room.room_public()
+        if op == "join":
+            player, token = await room.join(**args)
+        elif op == "claim":
+            player, token = await room.claim(args["claim"], guest_id=args.get("guest_id"))
+        else:
+            raise RoomError("bad_command", f"unknown call {op!r}")
+        return {"code": room.code, "player": _player_json(player), "token": token}
+
+    async def join(
+        self,
+        code: str,
+        name: str,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
+        spectator: bool = False,
+    ) -> tuple[str, PlayerRecord, str]:
+        got = await self._call(
+            code, "join", name=name, guest_id=guest_id, account_id=account_id, spectator=spectator
+        )
+        return got["code"], PlayerRecord(**got["player"]), got["token"]
+
+    async def claim(
+        self, code: str, claim: str, *, guest_id: str | None = None
+    ) -> tuple[str, PlayerRecord, str]:
+        got = await self._call(code, "claim", claim=claim, guest_id=guest_id)
+        return got["code"], PlayerRecord(**got["player"]), got["token"]
+
+    async def public(self, code: str) -> dict[str, Any]:
+        return dict(await self._call(code, "public"))
+
+    async def open_socket(
+        self, code: str, token: str, conn: Connection, since: int | None
+    ) -> SocketTarget | None:
+        owner = await self._owner_of(code)
+        if owner is None:
+            raise RoomError("no_room", f"there is no open room {code!r}")
+        if owner == self.cluster.me:
+            return await super().open_socket(code, token, conn, since)
+        relay = Relay(self, code, owner, conn)
+        self.relays[relay.id] = relay
+        await self.tell(
+            owner,
+            {
+                "t": "connect",
+                "room": code,
+                "c": relay.id,
+                "h": token_hash(token) if token else "",
+                "since": since,
+                "batch": conn.batch,
+                "from": self.cluster.me,
+            },
+        )
+        conn.batch = False  # the owner batches; its frames go out as they come
+        return relay
+
+    # ------------------------------------------------------------ messages
+
+    async def tell(self, proc: str, msg: dict[str, Any]) -> None:
+        await self.cluster.send(proc, msg)
+
+    async def _read_inbox(self) -> None:
+        async for batch in self.cluster.inbox():
+            for msg in batch:
+                try:
+                    await self._on_message(msg)
+                except Exception:
+                    log.exception("cluster: could not handle %s", msg.get("t"))
+
+    async def _on_message(self, msg: dict[str, Any]) -> None:
+        kind = msg["t"]
+        if kind == "frame":  # for a socket held here
+            relay = self.relays.get(msg["c"])
+            if relay is not None:
+                relay.conn.push(msg["x"])
+        elif kind == "close":
+            relay = self.relays.get(msg["c"])
+            if relay is not None:
+                relay.conn.close(msg["code"], msg["reason"])
+        elif kind == "answer":
+            done = self._calls.get(msg["r"])
+            if done is not None and not done.done():
+                done.set_result(msg)
+        elif kind == "call":
+            asyncio.get_running_loop().create_task(self._serve_call(msg))
+        elif kind == "connect":
+            await self._remote_connect(msg)
+        elif kind == "msg":
+            found = self.remote.get(msg["c"])
+            if found is not None:
+                room, conn, _holder = found
+                asyncio.get_running_loop().create_task(
+                    room.handle(conn, msg["id"], msg["k"], msg["p"])
+                )
+        elif kind == "disconnect":
+            found = self.remote.pop(msg["c"], None)
+            if found is not None:
+                room, conn, _holder = found
+                await room.disconnect(conn)
+                await conn.stop()
+
+    async def _serve_call(self, msg: dict[str, Any]) -> None:
+        try:
+            if msg["room"] not in self.epochs:
+                raise RoomError("storage_error", "the room is moving; try again")
+            answer: dict[str, Any] = {
+                "ok": await self._answer_call(msg["room"], msg["op"], msg["a"])
+            }
+        except RoomError as err:
+            answer = {"error": err.as_dict()}
+        await self.tell(msg["from"], {"t": "answer", "r": msg["r"], **answer})
+
+    async def _remote_connect(self, msg: dict[str, Any]) -> None:
+        holder, cid = msg["from"], msg["c"]
+
+        async def send_text(text: str) -> None:
+            await self.tell(holder, {"t": "frame", "c": cid, "x": text})
+
+        async def close(code: int, reason: str) -> None:
+            await self.tell(holder, {"t": "close", "c": cid, "code": code, "reason": reason})
+
+        conn = Connection(send_text, close, batch=bool(msg["batch"]))
+        room = self.rooms.get(msg["room"]) if msg["room"] in self.epochs else None
+        if room is None:
+            conn.close(CLOSE_MOVING, "the room is moving to another server")
+            return
+        player = room.members.by_hash(msg["h"])
+        if player is None:
+            error = {
+                "code": "bad_token",
+                "message": "this link's seat token is missing or not valid",
+            }
+            conn.push(orjson.dumps({"re": None, "error": error, "v": 0}).decode())
+            conn.close(4401, "this link's seat token is missing or not valid")
+            return
+        conn.player_id = player.player_id
+        self.remote[cid] = (room, conn, holder)
+        if not await room.connect(conn, msg["since"]):
+            self.remote.pop(cid, None)
+
+    # ------------------------------------------------------------ watching
+
+    async def _watch(self) -> None:
+        """Relayed rooms whose owner is gone or changed: take them over if we
+        can, and send their sockets' clients to reconnect.  Owned rooms' remote
+        sockets whose holder died: disconnect them."""
+        while True:
+            await asyncio.sleep(0.5)
+            by_room: dict[str, list[Relay]] = {}
+            for relay in self.relays.values():
+                by_room.setdefault(relay.code, []).append(relay)
+            for code, relays in by_room.items():
+                owner = await self.cluster.owner(code)
+                if owner is not None and owner[0] == relays[0].owner:
+                    continue
+                if owner is None:
+                    await self.find(code)  # take it over: its clients come back here or anywhere
+                for relay in relays:
+                    self.relays.pop(relay.id, None)
+                    relay.conn.close(CLOSE_MOVING, "the room moved to another server")
+            holders = {holder for _r, _c, holder in self.remote.values()}
+            for holder in holders:
+                if await self.cluster.alive(holder):
+                    continue
+                for cid, (room, conn, h) in list(self.remote.items()):
+                    if h == holder:
+                        del self.remote[cid]
+                        await room.disconnect(conn)
+                        await conn.stop()
+
+
+def _player_json(p: PlayerRecord) -> dict[str, Any]:
+    return {
+        "player_id": p.player_id,
+        "name": p.name,
+        "token_hash": "",
+        "seat": p.seat,
+        "is_bot": p.is_bot,
+        "guest_id": p.guest_id,
+        "account_id": p.account_id,
+    }
