@@ -1,6 +1,7 @@
 # The card room in one container: uvicorn serving the app, after `alembic upgrade
 # head` brings the database (PostgreSQL via DATABASE_URL, else SQLite in
-# /app/data) up to date.  See docker-compose.yml for PostgreSQL + Redis.
+# /app/data) up to date.  docker-compose.yml runs several of these behind a
+# proxy, on PostgreSQL + Redis, with the migration done once beforehand.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

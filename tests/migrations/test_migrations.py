@@ -3,6 +3,7 @@ take it away again, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -101,3 +102,34 @@ def test_alembic_upgrade_head_works_from_a_fresh_clone(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "data" / "cardroom.db").is_file()
+
+
+@pytest.mark.postgres
+async def test_migrations_started_together_on_postgres_all_succeed() -> None:
+    """Replicas (or hosts) that each run `alembic upgrade head` at the same
+    moment: the advisory lock in migrations/env.py makes them take turns, and
+    the later ones find the schema at head instead of failing on tables the
+    first one is creating."""
+    name = await create_pg_database()
+    try:
+        url = pg_database_url(name)
+        alembic = Path(sys.executable).parent / "alembic"
+        upgrade = [str(alembic), "-x", f"url={url}", "upgrade", "head"]
+        pipe = asyncio.subprocess.PIPE
+        runs = [
+            await asyncio.create_subprocess_exec(*upgrade, cwd=ROOT, stdout=pipe, stderr=pipe)
+            for _ in range(3)
+        ]
+        for run in runs:
+            _, err = await run.communicate()
+            assert run.returncode == 0, err.decode()
+        engine = make_engine(url, poolclass=pool.NullPool)
+        try:
+            async with engine.connect() as conn:
+                rows = (await conn.execute(text("SELECT version_num FROM alembic_version"))).all()
+                assert [r[0] for r in rows] == [head_revision()]
+                assert await conn.run_sync(_diff) == []
+        finally:
+            await engine.dispose()
+    finally:
+        await drop_pg_database(name)
