@@ -568,10 +568,10 @@ class DbRecords:
     async def save_snapshot(self, game_id: int, snapshot: StoredSnapshot) -> None:
         await self._write(writes.save_snapshot, game_id, snapshot)
 
-    async def claim_room(self, code: str, epoch: int) -> int | None:
+    async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:
         self._known.clear()  # another owner may have written the room's rows
         found = await self._write(writes.claim_room, code, epoch)
-        return None if found is None else int(found)
+        return None if found is None else (bool(found[0]), int(found[1]))
 
     async def create_room(self, room: RoomRecord) -> bool:
         try:

@@ -279,18 +279,19 @@ def save_score_hand(conn: Connection, game_id: int, hand: int, row: dict[str, An
         )
 
 
-def claim_room(conn: Connection, code: str, epoch: int) -> int | None:
-    """Make `epoch` the open room's owner epoch, unless a newer one is there;
-    the room's epoch then (None: no open room with that code)."""
-    conn.execute(
+def claim_room(conn: Connection, code: str, epoch: int) -> tuple[bool, int] | None:
+    """Make `epoch` the open room's owner epoch if the stored one is smaller;
+    whether it did, and the room's epoch then (None: no open room)."""
+    done = conn.execute(
         update(_rooms)
         .where(_rooms.c.code == code, _rooms.c.closed.is_(False), _rooms.c.epoch < epoch)
         .values(epoch=epoch)
-    )
+        .returning(_rooms.c.id)
+    ).first()
     found: int | None = conn.scalar(
         select(_rooms.c.epoch).where(_rooms.c.code == code, _rooms.c.closed.is_(False))
     )
-    return found
+    return None if found is None else (done is not None, found)
 
 
 def create_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:

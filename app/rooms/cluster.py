@@ -61,10 +61,14 @@ ADOPT_EVERY = 3.0
 class Relay:
     """A socket whose room another process owns: its messages go there."""
 
-    def __init__(self, cluster: ClusterManager, code: str, owner: str, conn: Connection) -> None:
+    def __init__(
+        self, cluster: ClusterManager, code: str, owner: tuple[str, int], conn: Connection
+    ) -> None:
         self.cluster = cluster
         self.code = code
-        self.owner = owner
+        #: the owner process and its epoch when this socket was attached
+        self.owned_by = owner
+        self.owner = owner[0]
         self.conn = conn
         self.id = secrets.token_hex(8)
         self.v = 0
@@ -75,7 +79,15 @@ class Relay:
     ) -> None:
         await self.cluster.tell(
             self.owner,
-            {"t": "msg", "room": self.code, "c": self.id, "id": msg_id, "k": kind, "p": payload},
+            {
+                "t": "msg",
+                "room": self.code,
+                "c": self.id,
+                "id": msg_id,
+                "k": kind,
+                "p": payload,
+                "from": self.cluster.cluster.me,
+            },
         )
 
     async def disconnect(self, conn: Connection) -> None:
@@ -108,7 +120,6 @@ class ClusterManager(RoomManager):
     # ----------------------------------------------------------------- life
 
     async def start(self) -> None:
-        await self.cluster.start_reading()
         await self.cluster.beat()
         loop = asyncio.get_running_loop()
         for job in (self._read_inbox, self._keep_leases, self._watch, self._adopt):
@@ -145,16 +156,17 @@ class ClusterManager(RoomManager):
             epoch = await self.cluster.take(code)
             if epoch is None:
                 return False
-            stored = await self.records.claim_room(code, epoch)
-            if stored is None:  # not an open room
+            claimed = await self.records.claim_room(code, epoch)
+            if claimed is None:  # not an open room
                 await self.cluster.release(code, epoch)
                 return False
-            if stored == epoch:
+            if claimed[0]:
                 self.epochs[code] = epoch
+                log.info("room %s: owned here, epoch %d", code, epoch)
                 return True
             # Redis lost its counter (a restart): move it past the stored epoch
             await self.cluster.release(code, epoch)
-            await self.cluster.raise_epoch(code, stored)
+            await self.cluster.raise_epoch(code, claimed[1])
         return False
 
     async def _load(self, code: str) -> Room | None:
@@ -172,10 +184,12 @@ class ClusterManager(RoomManager):
         return room
 
     def _moved(self, room: Room) -> None:
-        asyncio.get_running_loop().create_task(self._step_down(room.code))
+        if self.rooms.get(room.code) is room:  # not an instance already replaced
+            asyncio.get_running_loop().create_task(self._step_down(room.code))
 
     async def _step_down(self, code: str) -> None:
         """This process no longer owns the room: forget it, close its sockets."""
+        log.info("room %s: no longer owned here", code)
         room = self.rooms.pop(code, None)
         if room is not None:
             await room.shutdown()  # sockets close with 1012: clients reconnect
@@ -225,27 +239,27 @@ class ClusterManager(RoomManager):
         room, player, token = await super().create(
             game_name, options, name, settings, guest_id=guest_id, account_id=account_id
         )
-        epoch = await self.cluster.take(room.code)
-        if epoch is not None:
-            await self.records.claim_room(room.code, epoch)
-            self.epochs[room.code] = epoch
-            room.table.epoch = epoch
+        if await self._take(room.code):
+            room.table.epoch = self.epochs[room.code]
             room.on_moved = self._moved
         return room, player, token
 
     # ------------------------------------------------- what routes ask of rooms
 
-    async def _owner_of(self, code: str) -> str | None:
-        """The process that owns the room, taking it if nobody does."""
+    async def _owner_of(self, code: str) -> tuple[str, int] | None:
+        """The process that owns the room (and its epoch), taking it if nobody does."""
         owner = await self.cluster.owner(code)
         if owner is not None:
-            return owner[0]
-        return self.cluster.me if await self.find(code) is not None else None
+            return owner
+        if await self.find(code) is None:
+            return None
+        return self.cluster.me, self.epochs[code]
 
     async def _call(self, code: str, op: str, **args: Any) -> Any:
-        owner = await self._owner_of(code)
-        if owner is None:
+        found = await self._owner_of(code)
+        if found is None:
             raise RoomError("no_room", f"there is no open room {code!r}")
+        owner = found[0]
         if owner == self.cluster.me:
             return await self._answer_call(code, op, args)
         rid = secrets.token_hex(8)
@@ -308,12 +322,12 @@ class ClusterManager(RoomManager):
         owner = await self._owner_of(code)
         if owner is None:
             raise RoomError("no_room", f"there is no open room {code!r}")
-        if owner == self.cluster.me:
+        if owner[0] == self.cluster.me:
             return await super().open_socket(code, token, conn, since)
         relay = Relay(self, code, owner, conn)
         self.relays[relay.id] = relay
         await self.tell(
-            owner,
+            owner[0],
             {
                 "t": "connect",
                 "room": code,
@@ -333,6 +347,7 @@ class ClusterManager(RoomManager):
         await self.cluster.send(proc, msg)
 
     async def _read_inbox(self) -> None:
+        await self.cluster.start_reading()  # again after a failure: see there
         async for batch in self.cluster.inbox():
             for msg in batch:
                 try:
@@ -365,6 +380,10 @@ class ClusterManager(RoomManager):
                 asyncio.get_running_loop().create_task(
                     room.handle(conn, msg["id"], msg["k"], msg["p"])
                 )
+            else:  # a socket attached to an owner this process no longer is
+                reason = "the room moved to another server"
+                close = {"t": "close", "c": msg["c"], "code": CLOSE_MOVING, "reason": reason}
+                await self.tell(msg.get("from") or "", close)
         elif kind == "disconnect":
             found = self.remote.pop(msg["c"], None)
             if found is not None:
@@ -424,7 +443,7 @@ class ClusterManager(RoomManager):
                 by_room.setdefault(relay.code, []).append(relay)
             for code, relays in by_room.items():
                 owner = await self.cluster.owner(code)
-                if owner is not None and owner[0] == relays[0].owner:
+                if owner is not None and owner == relays[0].owned_by:
                     continue
                 if owner is None:
                     await self.find(code)  # take it over: its clients come back here or anywhere

@@ -170,6 +170,7 @@ class Table:
         try:
             await self.records.append_action(self.game_id, self.seq, seat, action, self.epoch)
         except Fenced as err:
+            log.warning("room %s: append refused, a newer owner exists (%s)", self.code, err)
             raise RoomError("moved", "this room moved to another server: reconnecting") from err
         except Exception as err:
             if not await self._landed(seat, action, state, events):

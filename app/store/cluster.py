@@ -59,6 +59,7 @@ def new_process_id() -> str:
 
 class Cluster:
     def __init__(self, url: str, *, lease_ms: int = 3000, process_id: str | None = None) -> None:
+        """`lease_ms`: how long a room's lease lasts unless renewed."""
         self.redis: Redis = Redis.from_url(url)
         self.me = process_id or new_process_id()
         self.lease_ms = lease_ms
@@ -124,14 +125,19 @@ class Cluster:
         )
 
     async def start_reading(self) -> None:
-        """Read from now on: what was sent to an earlier process of this id is
-        not ours."""
-        self._last_id = "$"
+        """Where to read from: on first start, whatever arrives from now on;
+        after a lost connection, where reading stopped - or from the start of
+        the stream if Redis lost it meanwhile (a restart: a new stream whose
+        ids begin again below ours)."""
         key = f"cr:in:{self.me}"
-        if await self.redis.exists(key):
-            info: Any = await self.redis.xinfo_stream(key)
-            last = info["last-generated-id"]
-            self._last_id = last.decode() if isinstance(last, bytes) else str(last)
+        info: Any = await self.redis.xinfo_stream(key) if await self.redis.exists(key) else None
+        if info is None:
+            self._last_id = "0-0"
+            return
+        last = info["last-generated-id"]
+        last = last.decode() if isinstance(last, bytes) else str(last)
+        if self._last_id in ("$", "0-0") or _stream_id(last) < _stream_id(self._last_id):
+            self._last_id = last if self._last_id == "$" else "0-0"
 
     async def inbox(self, block_ms: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
         """Batches of messages sent to this process, in order."""
@@ -148,3 +154,8 @@ class Cluster:
                     batch.append(orjson.loads(fields[b"m"]))
             yield batch
             await asyncio.sleep(0)
+
+
+def _stream_id(raw: str) -> tuple[int, int]:
+    ms, _, n = raw.partition("-")
+    return int(ms), int(n or 0)

@@ -122,11 +122,11 @@ class Records(Protocol):
     async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
         """Keep `snapshot` as the game's latest (an older one is replaced)."""
 
-    async def claim_room(self, code: str, epoch: int) -> int | None:
-        """Record `epoch` as the open room's owner epoch unless it already has a
-        newer one; the room's epoch after that (None: the room is not open).
-        Forgets anything this process remembered of the room's rows (another
-        process may have written them)."""
+    async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:
+        """Record `epoch` as the open room's owner epoch if the stored one is
+        smaller: whether it did, and the room's epoch now (None: the room is
+        not open).  Forgets anything this process remembered of the room's
+        rows (another process may have written them)."""
 
     async def create_room(self, room: RoomRecord) -> bool:
         """Store a new open room; False if an open room already has its code."""
@@ -212,12 +212,14 @@ class MemoryRecords:
     async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
         self.snapshots[game_id] = snapshot
 
-    async def claim_room(self, code: str, epoch: int) -> int | None:
+    async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:
         room = self.rooms.get(code)
         if room is None or room.closed:
             return None
-        self.epochs[code] = max(epoch, self.epochs.get(code, 0))
-        return self.epochs[code]
+        if self.epochs.get(code, 0) >= epoch:
+            return False, self.epochs[code]
+        self.epochs[code] = epoch
+        return True, epoch
 
     async def create_room(self, room: RoomRecord) -> bool:
         old = self.rooms.get(room.code)
