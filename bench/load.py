@@ -56,7 +56,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+sys.path.insert(0, str(ROOT))
 
+from bench.cluster import cluster_servers, failover_main  # noqa: E402
 
 # --------------------------------------------------------------------- client
 
@@ -285,7 +287,11 @@ async def _post(http: Any, url: str, body: dict[str, Any]) -> dict[str, Any]:
     raise AssertionError("unreachable")
 
 
-async def _setup_real(base: str, port: int, n: int, game: str, batch: bool) -> list[RoomDriver]:
+async def _setup_real(
+    base: str, ports: list[int], n: int, game: str, batch: bool, spread: bool = False
+) -> list[RoomDriver]:
+    """Rooms opened through the first server (which owns them); each room's
+    four sockets on that server, or - `spread` - taking the servers in turn."""
     import httpx
 
     stats = Stats()
@@ -309,6 +315,7 @@ async def _setup_real(base: str, port: int, n: int, game: str, batch: bool) -> l
                     path = f"/ws/rooms/{t['code']}?token={tk['token']}" + (
                         "&batch=1" if batch else ""
                     )
+                    port = ports[seat % len(ports)] if spread else ports[0]
                     p.ws = await lite_connect(port, path, _receiver(room, p))
                     room.players.append(p)
                 return room
@@ -379,8 +386,10 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     if args.server == "bare":
         rooms = await _setup_bare(args.port, args.rooms)
     else:
-        batch = args.server in ("batched", "before")
-        rooms = await _setup_real(base, args.port, args.rooms, args.game, batch)
+        batch = args.server in ("batched", "before", "owner", "spread")
+        ports = [int(x) for x in args.ports.split(",")] if args.ports else [args.port]
+        spread = args.server == "spread"
+        rooms = await _setup_real(base, ports, args.rooms, args.game, batch, spread)
     setup_s = time.perf_counter() - t_setup
     stats = rooms[0].stats
     stop = asyncio.Event()
@@ -394,18 +403,19 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     runner = _paced if args.mode == "paced" else _saturate
     tasks = [asyncio.create_task(runner(r, stop)) for r in rooms]
     await asyncio.sleep(args.warmup)
-    server = psutil.Process(args.server_pid)
+    pids = [int(x) for x in args.server_pids.split(",")] if args.server_pids else [args.server_pid]
+    servers = [psutil.Process(pid) for pid in pids]
     me = psutil.Process()
     if args.callgrind:  # count the server's instructions over the window only
         subprocess.run(["callgrind_control", "-z", str(args.server_pid)], capture_output=True)
-    c0, m0, t0 = server.cpu_times(), me.cpu_times(), time.perf_counter()
+    c0, m0, t0 = _cpu(servers), me.cpu_times(), time.perf_counter()
     stats.measuring = True
     await asyncio.sleep(args.duration)
     stats.measuring = False
-    c1, m1, t1 = server.cpu_times(), me.cpu_times(), time.perf_counter()
+    c1, m1, t1 = _cpu(servers), me.cpu_times(), time.perf_counter()
     if args.callgrind:
         subprocess.run(["callgrind_control", "-d", str(args.server_pid)], capture_output=True)
-    rss = server.memory_info().rss
+    rss = sum(srv.memory_info().rss for srv in servers)
     stop.set()
     for t in tasks:
         t.cancel()
@@ -442,6 +452,14 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
             with contextlib.suppress(Exception):
                 p.ws.close()
     return result
+
+
+def _cpu(procs: list[Any]) -> Any:
+    """User and system CPU seconds of all the server processes together."""
+    from types import SimpleNamespace
+
+    times = [p.cpu_times() for p in procs]
+    return SimpleNamespace(user=sum(t.user for t in times), system=sum(t.system for t in times))
 
 
 # --------------------------------------------------------------------- parent
@@ -510,11 +528,20 @@ def _start_server(
 
 
 def _run_client(
-    kind: str, port: int, pid: int, rooms: int, mode: str, args: argparse.Namespace
+    kind: str,
+    port: int,
+    pid: int,
+    rooms: int,
+    mode: str,
+    args: argparse.Namespace,
+    ports: list[int] | None = None,
+    pids: list[int] | None = None,
 ) -> dict[str, Any]:
     cmd = [
         PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
         "--server-pid", str(pid), "--rooms", str(rooms), "--mode", mode,
+        "--ports", ",".join(map(str, ports or [port])),
+        "--server-pids", ",".join(map(str, pids or [pid])),
         "--duration", str(args.duration), "--warmup", str(args.warmup), "--game", args.game,
         *(["--callgrind"] if args.callgrind else []),
     ]  # fmt: skip
@@ -530,6 +557,10 @@ def _run_client(
 
 
 def _one_run(kind: str, n: int, mode: str, args: argparse.Namespace) -> dict[str, Any]:
+    if kind in ("owner", "spread"):
+        with cluster_servers(args.processes) as (procs, ports):
+            pids = [p.pid for p in procs]
+            return _run_client(kind, ports[0], pids[0], n, mode, args, ports, pids)
     port = _free_port()
     callgrind = (
         Path(tempfile.mkdtemp(prefix="cardroom-callgrind-")) / "server" if args.callgrind else None
@@ -590,7 +621,7 @@ def parent_main(args: argparse.Namespace) -> None:
             return [r for r in results if (r["rooms"], r["server"], r["mode"]) == (n, kind, mode)]
 
         bare = runs("bare", "saturation")
-        for kind in ("real", "batched", "before"):
+        for kind in ("real", "batched", "before", "owner", "spread"):
             sat, paced = runs(kind, "saturation"), runs(kind, "paced")
             if sat and bare:
                 per_round = [
@@ -695,11 +726,29 @@ def main() -> None:
         "spends per action: a figure that, unlike time on a shared machine, repeats from "
         "run to run (for comparing two versions of the code; its times mean nothing)",
     )
+    ap.add_argument(
+        "--processes",
+        type=int,
+        default=2,
+        help="for the server kinds `owner` and `spread`: this many card room processes "
+        "on one PostgreSQL and one Redis (BENCH_DATABASE_URL names a PostgreSQL server "
+        "whose `postgres` database can create others); `owner`: every socket of a room on "
+        "the process that owns it, `spread`: a room's sockets spread over the processes",
+    )
+    ap.add_argument(
+        "--failover",
+        type=int,
+        default=0,
+        help="instead: kill -9 the owner of a room being played this many times and "
+        "print the time from each kill to the next view its players get",
+    )
     # client mode (internal)
     ap.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--server", default="real", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--server-pids", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--ports", default="", help=argparse.SUPPRESS)
     ap.add_argument("--mode", default="paced", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.client:
@@ -710,6 +759,8 @@ def main() -> None:
 
         result = uvloop.run(client_main(args))
         print(json.dumps(result))
+    elif args.failover:
+        failover_main(args)
     else:
         parent_main(args)
 
