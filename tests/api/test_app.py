@@ -8,6 +8,7 @@ import gc
 import time
 
 import httpx
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -17,7 +18,7 @@ from app import main
 from app.core.config import Settings
 from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
 from app.store.records import MemoryRecords
-from tests.api.client import connect, create
+from tests.api.client import connect, create, hello
 from tests.services import serving
 
 
@@ -94,8 +95,8 @@ def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
             room = httpx.post(f"http://{base}/api/rooms", json={"game": "bigtwo", "name": "Ann"})
             ticket = room.json()
             for _ in range(10):
-                url = f"ws://{base}/ws/rooms/{ticket['code']}?token={ticket['token']}"
-                with ws_connect(url) as ws:
+                with ws_connect(f"ws://{base}/ws/rooms/{ticket['code']}") as ws:
+                    ws.send(orjson.dumps(hello(ticket["token"])).decode())
                     ws.recv()
                 with contextlib.suppress(Exception), ws_connect(f"ws://{base}/ws/nowhere") as ws:
                     ws.recv()

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from app.store.records import MemoryRecords
-from tests.api.client import Sock, cards_in, connect, create, join, play_to_end
+from tests.api.client import Sock, cards_in, connect, create, hello, join, play_to_end
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -306,18 +306,24 @@ def test_a_flood_is_rate_limited_then_cut_off(client: TestClient, records: Memor
 
 
 @pytest.mark.parametrize(
-    ("path", "code"),
+    ("path", "first", "code"),
     [
-        ("/ws/rooms/{code}?token=wrong", 4401),
-        ("/ws/rooms/{code}", 4401),
-        ("/ws/rooms/NOPE99?token=x", 4404),
+        ("/ws/rooms/{code}", {"auth": "wrong"}, 4401),
+        ("/ws/rooms/{code}", {"token": "x"}, 4401),
+        ("/ws/rooms/{code}", ["auth"], 4401),
+        ("/ws/rooms/{code}", "not json", 4401),
+        ("/ws/rooms/NOPE99", {"auth": "x"}, 4404),
     ],
 )
 def test_bad_token_or_room_is_refused_with_a_reason(
-    client: TestClient, path: str, code: int
+    client: TestClient, path: str, first: Any, code: int
 ) -> None:
     t = create(client, "tiny", settings=FAST)
     with client.websocket_connect(path.format(code=t["code"])) as ws:
+        if isinstance(first, str):
+            ws.send_text(first)
+        else:
+            ws.send_json(first)
         msg = ws.receive_json()
         assert msg["error"]["code"] in ("bad_token", "no_room")
         assert "view" not in msg
@@ -403,7 +409,8 @@ def test_kick_closes_the_socket_and_voids_the_token(client: TestClient) -> None:
                     bob.recv()
             assert closed.value.code == 4403
         assert ann.until_view(lambda v: v["room"]["seats"][1] is None)
-        with client.websocket_connect(f"/ws/rooms/{t['code']}?token={b['token']}") as ws:
+        with client.websocket_connect(f"/ws/rooms/{t['code']}") as ws:
+            ws.send_json(hello(b["token"]))
             assert ws.receive_json()["error"]["code"] == "bad_token"
 
 

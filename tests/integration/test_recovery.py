@@ -71,8 +71,9 @@ class Player:
     """One browser tab: a socket, its latest view, and the acks it got."""
 
     def __init__(self, server: Server, code: str, token: str) -> None:
-        url = f"ws://127.0.0.1:{server.port}/ws/rooms/{code}?token={token}"
+        url = f"ws://127.0.0.1:{server.port}/ws/rooms/{code}"
         self.ws: ClientConnection = connect(url, max_size=2**22)  # closed by the test
+        self.ws.send(json.dumps({"auth": token}))
         self.view: dict[str, Any] | None = None
         self.v = -1
         self.replies: dict[Any, dict[str, Any]] = {}
