@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from app.core.config import WS_MAX_SIZE
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 POSTGRES_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -67,11 +69,12 @@ def free_port() -> int:
 def uvicorn_command(*app: str, port: int) -> list[str]:
     """uvicorn serving `app` (its target, then any options such as --app-dir)
     on 127.0.0.1:`port` the way `make run` serves it: the same WebSocket
-    implementation, no permessage-deflate; warnings only."""
+    implementation, frame limit and no permessage-deflate; warnings only."""
     return [
         sys.executable, "-m", "uvicorn", *app,
         "--host", "127.0.0.1", "--port", str(port),
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+        "--ws-max-size", str(WS_MAX_SIZE),
         "--log-level", "warning",
     ]  # fmt: skip
 
@@ -88,6 +91,7 @@ def serving(app: Any, **options: Any) -> Iterator[str]:
         port=free_port(),
         ws="websockets-sansio",
         ws_per_message_deflate=False,
+        ws_max_size=WS_MAX_SIZE,
         log_level="warning",
         **options,
     )
