@@ -27,6 +27,8 @@ from app.api import accounts as accounts_api
 from app.api import history as history_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
+from app.api.doors import Doors
+from app.api.headers import SecurityHeaders
 from app.core.config import Settings, get_settings
 from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
@@ -119,6 +121,22 @@ class _SocketScope:
         await self.app(scope, receive, send)
 
 
+async def purge_sessions(state: Any, every: float) -> None:
+    """Delete expired sign-in sessions now and then: an expired one already
+    signs nobody in, but its row would stay forever."""
+    while True:
+        accounts = getattr(state, "accounts", None)
+        if accounts is not None:
+            try:
+                gone = await accounts.purge_expired()
+            except Exception:
+                log.exception("could not purge expired sessions")
+            else:
+                if gone:
+                    log.info("purged %d expired session(s)", gone)
+        await asyncio.sleep(every)
+
+
 def _tune_gc() -> tuple[int, int, int]:
     """Raise the young collection threshold (see `_gc_housekeeping`); the
     thresholds it replaced, to put back when the app stops."""
@@ -145,16 +163,28 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
         loop = asyncio.get_running_loop()
         housekeeping = loop.create_task(_gc_housekeeping(app.state))
         sweeping = loop.create_task(manager.sweep_idle(settings.idle_room_close_after))
+        purging = loop.create_task(purge_sessions(app.state, settings.session_purge_every))
         yield
         housekeeping.cancel()
         sweeping.cancel()
+        purging.cancel()
         gc.set_threshold(*thresholds)
         await manager.shutdown()
         await detach(app)
 
-    app = FastAPI(title="Card room", version="0.1.0", lifespan=lifespan)
+    docs = settings.api_docs  # the schema maps every door: only when asked for
+    app = FastAPI(
+        title="Card room",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     app.state.settings = settings
+    app.state.doors = Doors(settings)
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(_SocketScope, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
     app.state.rooms = manager
