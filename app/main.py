@@ -121,22 +121,6 @@ class _SocketScope:
         await self.app(scope, receive, send)
 
 
-async def purge_sessions(state: Any, every: float) -> None:
-    """Delete expired sign-in sessions now and then: an expired one already
-    signs nobody in, but its row would stay forever."""
-    while True:
-        accounts = getattr(state, "accounts", None)
-        if accounts is not None:
-            try:
-                gone = await accounts.purge_expired()
-            except Exception:
-                log.exception("could not purge expired sessions")
-            else:
-                if gone:
-                    log.info("purged %d expired session(s)", gone)
-        await asyncio.sleep(every)
-
-
 def _tune_gc() -> tuple[int, int, int]:
     """Raise the young collection threshold (see `_gc_housekeeping`); the
     thresholds it replaced, to put back when the app stops."""
@@ -163,11 +147,13 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
         loop = asyncio.get_running_loop()
         housekeeping = loop.create_task(_gc_housekeeping(app.state))
         sweeping = loop.create_task(manager.sweep_idle(settings.idle_room_close_after))
-        purging = loop.create_task(purge_sessions(app.state, settings.session_purge_every))
+        accounts = getattr(app.state, "accounts", None)
+        purging = accounts and loop.create_task(accounts.purge_every(settings.session_purge_every))
         yield
         housekeeping.cancel()
         sweeping.cancel()
-        purging.cancel()
+        if purging:
+            purging.cancel()
         gc.set_threshold(*thresholds)
         await manager.shutdown()
         await detach(app)

@@ -66,16 +66,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def uvicorn_command(*app: str, port: int) -> list[str]:
+def uvicorn_command(*app: str, port: int, log_level: str = "warning") -> list[str]:
     """uvicorn serving `app` (its target, then any options such as --app-dir)
     on 127.0.0.1:`port` the way `make run` serves it: the same WebSocket
-    implementation, frame limit and no permessage-deflate; warnings only."""
+    implementation, frame limit and no permessage-deflate; warnings only
+    unless `log_level` says otherwise."""
     return [
         sys.executable, "-m", "uvicorn", *app,
         "--host", "127.0.0.1", "--port", str(port),
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
         "--ws-max-size", str(WS_MAX_SIZE),
-        "--log-level", "warning",
+        "--log-level", log_level,
     ]  # fmt: skip
 
 
