@@ -71,16 +71,6 @@ class LoggedServer:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LoggedServer]:
-    s = LoggedServer(tmp_path)
-    try:
-        yield s
-    finally:
-        if s.proc.poll() is None:
-            s.stop()
-
-
-@pytest.fixture
 def logged_server(tmp_path: Path) -> Iterator[LoggedServer]:
     s = LoggedServer(tmp_path)
     try:
