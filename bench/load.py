@@ -459,7 +459,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start_server(kind: str, port: int, callgrind: Path | None = None) -> subprocess.Popen[bytes]:
+def _start_server(
+    kind: str, port: int, callgrind: Path | None = None, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """The server on `port`; its output goes to `log` when given (bench/soak.py
+    reads it for errors)."""
     target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
     cmd = [
         PYTHON, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port),
@@ -482,7 +486,10 @@ def _start_server(kind: str, port: int, callgrind: Path | None = None) -> subpro
         )  # fmt: skip
     if callgrind is not None:
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind}.%p", *cmd]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    out = log.open("wb") if log is not None else None
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT if out else None
+    )
     deadline = time.time() + (600 if callgrind is not None else 30)
     while time.time() < deadline:
         try:
