@@ -339,12 +339,17 @@ def server() -> Iterator[tuple[str, Any, ErrorLog]]:
     limits = Settings(max_frame_bytes=4096, max_messages_per_second=1e9, **OPEN_DOORS)
     app = create_app(limits, records)
     errors = ErrorLog()
-    logging.getLogger().addHandler(errors)
-    try:
-        with serving(app) as base:
+    # the app's loggers reach the root; uvicorn's own ("Exception in ASGI
+    # application") stop at "uvicorn", which uvicorn configures as it starts
+    watched = [logging.getLogger(), logging.getLogger("uvicorn")]
+    with serving(app) as base:
+        for logger in watched:
+            logger.addHandler(errors)
+        try:
             yield base, app.state.rooms.get, errors
-    finally:
-        logging.getLogger().removeHandler(errors)
+        finally:
+            for logger in watched:
+                logger.removeHandler(errors)
 
 
 def _fuzz_game(
