@@ -148,11 +148,15 @@ def create_app(settings: Settings | None = None, records: Records | None = None)
         housekeeping = loop.create_task(_gc_housekeeping(app.state))
         sweeping = loop.create_task(manager.sweep_idle(settings.idle_room_close_after))
         accounts = getattr(app.state, "accounts", None)
-        purging = accounts and loop.create_task(accounts.purge_every(settings.session_purge_every))
+        purging = (
+            loop.create_task(accounts.purge_every(settings.session_purge_every))
+            if accounts is not None
+            else None
+        )
         yield
         housekeeping.cancel()
         sweeping.cancel()
-        if purging:
+        if purging is not None:
             purging.cancel()
         gc.set_threshold(*thresholds)
         await manager.shutdown()

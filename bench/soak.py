@@ -38,7 +38,9 @@ from bench.load import _free_port, _start_server, lite_connect
 
 #: (game, people on sockets, bots added by the host; Big Two fills its own)
 TABLES = [("bigtwo", 2, 0), ("posso", 2, 1), ("possession", 2, 1), ("possum", 2, 1)]
-ROOM_SETTINGS = {"bot_delay": 0.5, "posso_window": 2, "posso_answer": 5, "cut": 5}
+#: windows longer than a person's pace: a move a person sends is never overtaken
+#: by a timer, so any refusal the server sends is a real error
+ROOM_SETTINGS = {"bot_delay": 0.5, "posso_window": 15, "posso_answer": 60, "cut": 120}
 
 
 @dataclass
@@ -182,6 +184,9 @@ async def soak(port: int, pid: int, rooms: int, minutes: float, log: Path) -> in
         if elapsed >= minutes:
             break
         await asyncio.sleep(1)
+    for p in people:  # moves still waiting for their person's pace
+        if p.pending is not None:
+            p.pending.cancel()
     errors = len(totals.errors) + len(log_errors(log))
     print("\nRSS of the server process:")
     for name, mib in rows:
