@@ -203,9 +203,10 @@ async def soak(port: int, pid: int, rooms: int, minutes: float, log: Path) -> in
         if elapsed >= minutes:
             break
         await asyncio.sleep(1)
-    for p in people:  # moves still waiting for their person's pace
-        if p.pending is not None:
-            p.pending.cancel()
+    waiting = [p.pending for p in people if p.pending is not None]
+    for task in waiting:  # moves still waiting for their person's pace
+        task.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)
     errors = len(totals.errors) + len(log_errors(log))
     print("\nRSS of the server process:")
     for name, mib in rows:
