@@ -16,12 +16,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# No permessage-deflate: a move's views are about 0.5 KB, and compressing each
+# --ws-max-size: frames over 64 KiB are cut off by the server before the app
+# reads them (app/core/config.py WS_MAX_SIZE).  No permessage-deflate: a move's views are about 0.5 KB, and compressing each
 # frame for each socket cost ~5 us of CPU apiece plus zlib state per socket.
 run: $(STAMP)
 	mkdir -p data
 	$(BIN)/alembic upgrade head
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --ws websockets-sansio --ws-per-message-deflate false
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --ws websockets-sansio --ws-per-message-deflate false --ws-max-size 65536
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

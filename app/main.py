@@ -28,6 +28,8 @@ from app.api import accounts as accounts_api
 from app.api import history as history_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
+from app.api.doors import Doors
+from app.api.headers import SecurityHeaders
 from app.core.config import Settings, get_settings
 from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
@@ -165,8 +167,14 @@ def create_app(
         warming = loop.create_task(manager.warm() if background else asyncio.sleep(0))
         if isinstance(manager, ClusterManager):
             await manager.start()
+        accounts = getattr(app.state, "accounts", None)
+        purging = (
+            loop.create_task(accounts.purge_every(settings.session_purge_every))
+            if accounts is not None
+            else asyncio.sleep(0)
+        )
         yield
-        for task in (housekeeping, sweeping, warming):
+        for task in (housekeeping, sweeping, warming, purging):
             task.cancel()
         gc.set_threshold(*thresholds)
         await manager.shutdown()  # several processes: hands every room over at once
@@ -174,9 +182,19 @@ def create_app(
             await cluster.close()
         await detach(app)
 
-    app = FastAPI(title="Card room", version="0.1.0", lifespan=lifespan)
+    docs = settings.api_docs  # the schema maps every door: only when asked for
+    app = FastAPI(
+        title="Card room",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     app.state.settings = settings
+    app.state.doors = Doors(settings)
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
     app.state.rooms = manager

@@ -88,6 +88,11 @@ class Cluster:
             "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
             "LEASE_SECONDS": LEASE,
             "MAX_MESSAGES_PER_SECOND": "100000",
+            # every bench client comes from 127.0.0.1
+            "ROOMS_PER_HOUR": "1000000",
+            "JOINS_PER_MINUTE": "1000000",
+            "LOOKUPS_PER_MINUTE": "1000000",
+            "MAX_SOCKETS_PER_ADDRESS": "1000000",
         }
         subprocess.run(
             [PYTHON, "-m", "alembic", "upgrade", "head"],
@@ -143,7 +148,7 @@ class _Players:
         self.connect = connect
         self.url = url
         self.tickets = tickets
-        self.socks = [connect(url + t["token"]) for t in tickets]
+        self.socks = [self._open(t) for t in tickets]
         self.views: list[dict[str, Any] | None] = [None] * len(tickets)
 
     def pump(self, i: int, wait: float = 0.01) -> bool:
@@ -158,8 +163,13 @@ class _Players:
         except TimeoutError:
             return got
         except Exception:  # closed: the room is moving; come back
-            self.socks[i] = self.connect(self.url + self.tickets[i]["token"])
+            self.socks[i] = self._open(self.tickets[i])
             return got
+
+    def _open(self, ticket: dict[str, Any]) -> Any:
+        sock = self.connect(self.url)
+        sock.send(orjson.dumps({"auth": ticket["token"], "batch": False}).decode())
+        return sock
 
 
 def failover_main(args: argparse.Namespace) -> None:
@@ -184,7 +194,7 @@ def failover_main(args: argparse.Namespace) -> None:
         owner = 0
         for k in range(args.failover):
             other = 1 - owner
-            table = _Players(f"ws://127.0.0.1:{c.ports[other]}/ws/rooms/{code}?token=", tickets)
+            table = _Players(f"ws://127.0.0.1:{c.ports[other]}/ws/rooms/{code}", tickets)
             socks, views, pump = table.socks, table.views, table.pump
 
             for i in range(4):

@@ -57,6 +57,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 sys.path.insert(0, str(ROOT))
+#: every client comes from 127.0.0.1: the per-address limits on opening rooms,
+#: joining, looking rooms up and holding sockets would stop the load at once
+OPEN_DOORS = {
+    "ROOMS_PER_HOUR": "1000000",
+    "JOINS_PER_MINUTE": "1000000",
+    "LOOKUPS_PER_MINUTE": "1000000",
+    "MAX_SOCKETS_PER_ADDRESS": "1000000",
+}
 
 from bench.cluster import cluster_servers, failover_main  # noqa: E402
 
@@ -288,7 +296,13 @@ async def _post(http: Any, url: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _setup_real(
-    base: str, ports: list[int], n: int, game: str, batch: bool, spread: bool = False
+    base: str,
+    ports: list[int],
+    n: int,
+    game: str,
+    batch: bool,
+    spread: bool = False,
+    legacy: bool = False,
 ) -> list[RoomDriver]:
     """Rooms opened through the first server (which owns them); each room's
     four sockets on that server, or - `spread` - taking the servers in turn."""
@@ -312,11 +326,14 @@ async def _setup_real(
                 room = RoomDriver(i, stats, rng=random.Random(i))
                 for seat, tk in enumerate(tickets):
                     p = Player(seat)
-                    path = f"/ws/rooms/{t['code']}?token={tk['token']}" + (
-                        "&batch=1" if batch else ""
+                    # the `before` server may predate the first-message token
+                    path = f"/ws/rooms/{t['code']}" + (
+                        f"?token={tk['token']}" + ("&batch=1" if batch else "") if legacy else ""
                     )
                     port = ports[seat % len(ports)] if spread else ports[0]
                     p.ws = await lite_connect(port, path, _receiver(room, p))
+                    if not legacy:
+                        p.ws.send_text(json.dumps({"auth": tk["token"], "batch": batch}))
                     room.players.append(p)
                 return room
 
@@ -389,7 +406,8 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
         batch = args.server in ("batched", "before", "owner", "spread")
         ports = [int(x) for x in args.ports.split(",")] if args.ports else [args.port]
         spread = args.server == "spread"
-        rooms = await _setup_real(base, ports, args.rooms, args.game, batch, spread)
+        legacy = args.server == "before"
+        rooms = await _setup_real(base, ports, args.rooms, args.game, batch, spread, legacy)
     setup_s = time.perf_counter() - t_setup
     stats = rooms[0].stats
     stop = asyncio.Event()
@@ -486,8 +504,14 @@ _EXPORTS: dict[str, Path] = {}
 
 
 def _start_server(
-    kind: str, port: int, callgrind: Path | None = None, before: str = ""
+    kind: str,
+    port: int,
+    callgrind: Path | None = None,
+    before: str = "",
+    log: Path | None = None,
 ) -> subprocess.Popen[bytes]:
+    """The server on `port`; its output goes to `log` when given (bench/soak.py
+    reads it for errors)."""
     target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
     root = ROOT
     if kind == "before":
@@ -497,11 +521,16 @@ def _start_server(
     cmd = [
         PYTHON, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port),
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
-        "--log-level", "warning", "--no-access-log",
+        "--ws-max-size", "65536", "--log-level", "warning", "--no-access-log",
         "--backlog", "4096",
     ]  # fmt: skip
     # saturation drives one socket far past a person's pace: lift the flood limit
-    env = {**os.environ, "PYTHONPATH": str(root), "MAX_MESSAGES_PER_SECOND": "100000"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "MAX_MESSAGES_PER_SECOND": "100000",
+        **OPEN_DOORS,
+    }
     if kind != "bare":
         # the real server as `make run` serves it: every action committed to a
         # freshly migrated SQLite file before its views go out
@@ -515,7 +544,10 @@ def _start_server(
         )  # fmt: skip
     if callgrind is not None:
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind}.%p", *cmd]
-    proc = subprocess.Popen(cmd, cwd=root, env=env)
+    out = log.open("wb") if log is not None else None
+    proc = subprocess.Popen(
+        cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT if out else None
+    )
     deadline = time.time() + (600 if callgrind is not None else 30)
     while time.time() < deadline:
         try:

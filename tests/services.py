@@ -16,12 +16,26 @@ from typing import Any
 
 import pytest
 
+from app.core.config import WS_MAX_SIZE
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 POSTGRES_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+#: a test server's environment with the per-address limits lifted: every test
+#: client comes from 127.0.0.1, far faster than people (tests/api/test_doors.py
+#: tests the limits themselves)
+OPEN_DOORS_ENV = {
+    "ROOMS_PER_HOUR": "100000",
+    "JOINS_PER_MINUTE": "100000",
+    "SIGNINS_PER_MINUTE": "100000",
+    "LOOKUPS_PER_MINUTE": "100000",
+    "MAX_SOCKETS_PER_ADDRESS": "10000",
+}
 
 
 def _port_open(host: str, port: int) -> bool:
@@ -64,15 +78,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def uvicorn_command(*app: str, port: int) -> list[str]:
+def uvicorn_command(*app: str, port: int, log_level: str = "warning") -> list[str]:
     """uvicorn serving `app` (its target, then any options such as --app-dir)
     on 127.0.0.1:`port` the way `make run` serves it: the same WebSocket
-    implementation, no permessage-deflate; warnings only."""
+    implementation, frame limit and no permessage-deflate; warnings only
+    unless `log_level` says otherwise."""
     return [
         sys.executable, "-m", "uvicorn", *app,
         "--host", "127.0.0.1", "--port", str(port),
         "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
-        "--log-level", "warning",
+        "--ws-max-size", str(WS_MAX_SIZE),
+        "--log-level", log_level,
     ]  # fmt: skip
 
 
@@ -88,6 +104,7 @@ def serving(app: Any, **options: Any) -> Iterator[str]:
         port=free_port(),
         ws="websockets-sansio",
         ws_per_message_deflate=False,
+        ws_max_size=WS_MAX_SIZE,
         log_level="warning",
         **options,
     )

@@ -24,11 +24,12 @@ class Player:
 
     def __init__(self, base: str, code: str, ticket: Msg, since: int | None = None) -> None:
         self.ticket = ticket
-        self.url = f"ws://{base}/ws/rooms/{code}?batch=1&token={ticket['token']}"
-        if since is not None:
-            self.url += f"&since={since}"
+        self.url = f"ws://{base}/ws/rooms/{code}"
         self._stack = ExitStack()
         self.ws: ClientConnection = self._stack.enter_context(ws_connect(self.url))
+        # the token goes in the first message, never in the URL (docs/protocol.md)
+        hello = {"auth": ticket["token"], "since": since, "batch": True}
+        self.ws.send(orjson.dumps(hello).decode())
         self.v: int | None = since
         self.view: Msg | None = None
         self.events: list[Msg] = []

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel
 
+from app.api.doors import SIGNINS, limited
 from app.api.identity import (
     SESSION_COOKIE,
     Identity,
@@ -60,7 +61,7 @@ def _refused(err: AccountError) -> HTTPException:
     )
 
 
-@router.post("/api/accounts/signup", status_code=201)
+@router.post("/api/accounts/signup", status_code=201, dependencies=[limited(SIGNINS)])
 async def sign_up(
     body: Credentials, request: Request, response: Response, me: Me
 ) -> dict[str, Any]:
@@ -73,7 +74,7 @@ async def sign_up(
     return _signed_in(response, done)
 
 
-@router.post("/api/accounts/signin")
+@router.post("/api/accounts/signin", dependencies=[limited(SIGNINS)])
 async def sign_in(
     body: Credentials, request: Request, response: Response, me: Me
 ) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import get_rooms, http_error
+from app.api.doors import JOINS, LOOKUPS, ROOMS, limited
 from app.api.identity import Identity, identity
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager
@@ -43,7 +44,7 @@ class Ticket(BaseModel):
     player: str
 
 
-@router.post("/rooms", response_model=Ticket)
+@router.post("/rooms", response_model=Ticket, dependencies=[limited(ROOMS)])
 async def create_room(
     body: CreateRoom,
     rooms: Rooms,
@@ -63,7 +64,7 @@ async def create_room(
     return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
 
 
-@router.post("/rooms/{code}/join", response_model=Ticket)
+@router.post("/rooms/{code}/join", response_model=Ticket, dependencies=[limited(JOINS)])
 async def join_room(
     code: str,
     body: JoinRoom,
@@ -100,7 +101,7 @@ async def claim_seat(code: str, body: ClaimSeat, rooms: Rooms, who: Who) -> Tick
     return Ticket(code=code, token=token, seat=player.seat, player=player.player_id)
 
 
-@router.get("/rooms/{code}")
+@router.get("/rooms/{code}", dependencies=[limited(LOOKUPS)])
 async def get_room(code: str, rooms: Rooms) -> dict[str, Any]:
     try:
         return {"room": await rooms.public(code)}

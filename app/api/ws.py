@@ -1,6 +1,7 @@
-"""The room WebSocket: authenticate by seat token, then read client messages and
-hand each to the room; everything outbound goes through the room's choke point
-and the connection's queue (see docs/protocol.md).
+"""The room WebSocket: authenticate by the seat token in the first message,
+then read client messages and hand each to the room; everything outbound goes
+through the room's choke point and the connection's queue (see
+docs/protocol.md).
 
 Bad input is answered, not fatal: each refused frame gets an error naming the
 problem and the socket stays open; only a sustained flood or a peer that stops
@@ -13,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -20,11 +22,13 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from app.api.deps import get_app_settings
+from app.api.doors import LOOKUPS, Doors, Refused, address_of, doors_of
 from app.rooms.connection import Connection
 from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.ratelimit import TokenBucket
+from app.rooms.tokens import token_hash
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -36,30 +40,100 @@ CLOSE_FLOOD = 4429
 FLOOD_STRIKES = 100
 
 
-def _error(code: str, message: str, msg_id: Any = None, v: int = 0) -> str:
-    return orjson.dumps(
-        {"re": msg_id, "error": {"code": code, "message": message}, "v": v}
-    ).decode()
+def _error(
+    code: str, message: str, msg_id: Any = None, v: int = 0, retry_after: int | None = None
+) -> str:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if retry_after is not None:
+        error["retry_after"] = retry_after
+    return orjson.dumps({"re": msg_id, "error": error, "v": v}).decode()
 
 
 @router.websocket("/ws/rooms/{code}")
 async def room_socket(websocket: WebSocket, code: str) -> None:
     await websocket.accept()
-    rooms: RoomManager = websocket.app.state.rooms
-    since: int | None = None
-    raw_since = websocket.query_params.get("since")
-    if raw_since is not None:
-        with contextlib.suppress(ValueError):
-            since = int(raw_since)
-    dead = asyncio.Event()
-    batch = websocket.query_params.get("batch") in ("1", "true")
-    conn = Connection(_sender(websocket), websocket.close, on_dead=dead.set, batch=batch)
+    doors = doors_of(websocket)
+    address = address_of(websocket)
     try:
-        target = await rooms.open_socket(code, websocket.query_params.get("token", ""), conn, since)
+        await doors.pass_through(LOOKUPS, address)
+    except Refused as err:
+        await _refuse(websocket, "rate_limited", err.message, CLOSE_FLOOD, err.retry_after)
+        return
+    why = doors.sockets.open_address(address)
+    if why is not None:
+        await _refuse(websocket, "too_many_sockets", why, CLOSE_FLOOD)
+        return
+    try:
+        await _authenticated(websocket, code, doors)
+    finally:
+        doors.sockets.close_address(address)
+
+
+async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
+    """The socket's first message names its seat (`{"auth": token, "since": v,
+    "batch": true}`): the token never appears in a URL, so no access log holds it."""
+    hello = await _hello(websocket)
+    if hello is None:
+        await _refuse(websocket, "bad_token", AUTH_REFUSED, CLOSE_BAD_TOKEN)
+        return
+    seat_key = token_hash(hello.token)  # one seat's tabs, whichever process owns its room
+    why = doors.sockets.open_seat(code.strip().upper(), seat_key)
+    if why is not None:
+        await _refuse(websocket, "too_many_sockets", why, CLOSE_FLOOD)
+        return
+    try:
+        await _serve(websocket, code, hello)
+    finally:
+        doors.sockets.close_seat(code.strip().upper(), seat_key)
+
+
+@dataclass(frozen=True)
+class Hello:
+    token: str
+    since: int | None
+    batch: bool
+
+
+AUTH_REFUSED = (
+    'the first message must be {"auth": "<seat token>"} with this room\'s valid seat token'
+)
+
+
+async def _hello(websocket: WebSocket) -> Hello | None:
+    """The authentication message, or None if it is missing, late or malformed."""
+    settings = get_app_settings(websocket)
+    try:
+        msg = await asyncio.wait_for(websocket.receive(), timeout=settings.auth_timeout)
+    except (TimeoutError, WebSocketDisconnect, RuntimeError):
+        return None
+    data = msg.get("text")
+    if data is None:
+        data = msg.get("bytes")
+    if data is None or frame_too_large(data, settings.max_frame_bytes):
+        return None
+    try:
+        body = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("auth"), str):
+        return None
+    since = body.get("since")
+    if not isinstance(since, int) or isinstance(since, bool):
+        since = None
+    return Hello(body["auth"], since, body.get("batch") is True)
+
+
+async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
+    rooms: RoomManager = websocket.app.state.rooms
+    dead = asyncio.Event()
+    conn = Connection(_sender(websocket), websocket.close, on_dead=dead.set, batch=hello.batch)
+    try:
+        target = await rooms.open_socket(code, hello.token, conn, hello.since)
     except RoomError as err:
         await conn.stop()
         close = CLOSE_BAD_TOKEN if err.code == "bad_token" else CLOSE_NO_ROOM
-        await _refuse(websocket, err.code, err.message, close)
+        message = AUTH_REFUSED if err.code == "bad_token" else err.message
+        await _refuse(websocket, err.code, message, close)
         return
     idle = asyncio.Event()
     idle.set()
@@ -100,9 +174,11 @@ def _sender(websocket: WebSocket) -> Callable[[str], Awaitable[None]]:
     return send_text
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+async def _refuse(
+    websocket: WebSocket, code: str, message: str, close_code: int, retry_after: int | None = None
+) -> None:
     with contextlib.suppress(Exception):
-        await websocket.send_text(_error(code, message))
+        await websocket.send_text(_error(code, message, retry_after=retry_after))
         await websocket.close(close_code, message[:120])
 
 
@@ -127,6 +203,13 @@ async def _read(
                 conn.close(1000, "the room has closed")
                 return
             if frame_too_large(data, limit):
+                # never sent by a client that follows the protocol: each one is
+                # a strike toward the flood limit, however slowly they come
+                bucket.take()
+                strikes += 1
+                if strikes >= FLOOD_STRIKES:
+                    conn.close(CLOSE_FLOOD, "too many messages")
+                    return
                 conn.push(_error("too_large", f"messages are limited to {limit} bytes", v=room.v))
                 continue
             try:

@@ -8,6 +8,13 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: the largest frame the server itself (uvicorn's `--ws-max-size`, set in the
+#: Makefile, the Dockerfile and tests/services.py) lets through to the app.
+#: Four times the app's default `max_frame_bytes`: a frame somewhat too big is
+#: answered with `too_large` and counts as a flood strike; a larger one makes the
+#: server close the socket (1009) before reading it whole.
+WS_MAX_SIZE = 65_536
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -31,6 +38,28 @@ class Settings(BaseSettings):
     #: after a restart, rebuild the open rooms in the background (each is also
     #: rebuilt on first use; bench/recovery.py turns this off to time that)
     rebuild_in_background: bool = True
+    #: seconds a new socket has to send its `{"auth": token}` message
+    auth_timeout: float = Field(default=10.0, gt=0)
+
+    # Limits on every door (docs/security.md); per client address, shared by
+    # every process through Redis when redis_url is set.
+    #: rooms one address may open per hour
+    rooms_per_hour: int = Field(default=60, ge=1)
+    #: joins one address may ask for per minute
+    joins_per_minute: int = Field(default=30, ge=1)
+    #: sign-ins and sign-ups one address may try per minute (each runs argon2)
+    signins_per_minute: int = Field(default=10, ge=1)
+    #: room lookups (GET a room, open a socket) one address may make per minute
+    lookups_per_minute: int = Field(default=120, ge=1)
+    #: sockets one seat token may hold open at once (tabs)
+    max_sockets_per_seat: int = Field(default=8, ge=1)
+    #: sockets one address may hold open at once (a household, an office)
+    max_sockets_per_address: int = Field(default=64, ge=1)
+
+    #: serve /docs and /openapi.json (off in production: the schema maps every door)
+    api_docs: bool = False
+    #: seconds between purges of expired sign-in sessions
+    session_purge_every: float = Field(default=3600.0, gt=0)
 
     def resolved_database_url(self) -> str:
         if self.database_url:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import secrets
 import unicodedata
 from collections.abc import AsyncIterator, Callable
@@ -28,6 +29,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import Account, LoginSession, Player, utcnow
+
+log = logging.getLogger(__name__)
 
 SESSION_DAYS = 30
 NAME_MAX = 32
@@ -198,6 +201,19 @@ class Accounts:
         async with self._write() as s:
             gone = await s.execute(delete(LoginSession).where(LoginSession.expires_at <= utcnow()))
             return int(gone.rowcount or 0)  # type: ignore[attr-defined]
+
+    async def purge_every(self, seconds: float) -> None:
+        """Purge expired sessions now and every `seconds` for as long as the
+        server runs: an expired one signs nobody in, but its row would stay."""
+        while True:
+            try:
+                gone = await self.purge_expired()
+            except Exception:  # the database is away: try again next time
+                log.exception("could not purge expired sessions")
+            else:
+                if gone:
+                    log.info("purged %d expired session(s)", gone)
+            await asyncio.sleep(seconds)
 
     async def _dummy(self) -> str:
         if self._dummy_hash is None:

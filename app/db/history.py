@@ -5,10 +5,14 @@ Who may see what (the replay is the only part that can hold hidden cards):
 
 | asker                         | facts, sheet | replay, finished  | replay, running |
 |-------------------------------|--------------|-------------------|-----------------|
-| played in it                  | yes          | every seat's view | own seat's view |
+| played in it                  | yes          | every seat's view | own seat's view*|
 | in its room, did not play it  | yes          | spectator's view  | refused         |
 | anyone, if public_replays     | yes          | every seat's view | refused         |
 | anyone else                   | refused      | refused           | refused         |
+
+(*) only while they still hold the seat: a player who was kicked or left has
+handed it to a bot (their row turns into one), and must not follow its cards
+live from the history page.
 
 Game ids are small sequential numbers, so "anyone else" must not be able to
 walk them and read every private room's games; a room's own spectators, who
@@ -91,6 +95,13 @@ class GameInfo:
 
     def seats_of(self, who: Who) -> frozenset[int]:
         return frozenset(s.seat for s in self.seats if who.owns(s.guest_id, s.account_id))
+
+    def seats_held_by(self, who: Who) -> frozenset[int]:
+        """The seats the asker occupies now: a kicked or departed player's row
+        is a bot's from then on."""
+        return frozenset(
+            s.seat for s in self.seats if not s.is_bot and who.owns(s.guest_id, s.account_id)
+        )
 
     def summary(self, who: Who) -> dict[str, Any]:
         """JSON facts about the game: no seed (it would deal every hand again),
@@ -184,11 +195,12 @@ async def check_facts(s: AsyncSession, info: GameInfo, who: Who) -> None:
 async def replay_perspective(s: AsyncSession, info: GameInfo, who: Who) -> Perspective:
     mine = info.seats_of(who)
     if not info.finished:
-        if mine:
-            return Perspective("seats", mine)
+        held = info.seats_held_by(who)
+        if held:
+            return Perspective("seats", held)
         raise Refused(
             f"game {info.id} is still being played: only its players can replay it "
-            "until it is over, each from their own seat"
+            "until it is over, each from the seat they still hold"
         )
     if mine or info.public:
         return Perspective("full")

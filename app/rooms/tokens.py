@@ -12,7 +12,9 @@ import secrets
 
 #: no 0/O, 1/I/L: codes are read aloud and typed from phones
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 6
+#: 31**12 is about 2**59: a code lets anyone watch the room, so it must be
+#: hopeless to guess at the lookup rate allowed (docs/security.md has the sums)
+CODE_LENGTH = 12
 
 
 def new_token() -> str:
@@ -29,7 +31,8 @@ def new_code() -> str:
 
 
 def normalise_code(code: str) -> str:
-    return code.strip().upper()
+    """As typed or read aloud: any case, spaces or dashes anywhere."""
+    return "".join(code.split()).replace("-", "").upper()
 
 
 def new_player_id() -> str:

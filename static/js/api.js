@@ -85,7 +85,7 @@ export const setPref = (name, value) => save(`pref:${name}`, value);
 export function codeFromInput(text) {
   const t = (text || "").trim();
   const m = t.match(/\/r\/([A-Za-z0-9_-]+)/);
-  return (m ? m[1] : t).toUpperCase();
+  return (m ? m[1] : t).replace(/[\s-]+/g, "").toUpperCase();
 }
 
 export const inviteLink = (code) => `${location.origin}/r/${code}`;

@@ -1,6 +1,7 @@
-// The room's WebSocket: connects with the seat token, reconnects by itself
-// with backoff (resuming with &since=v so nothing is missed), notices version
-// gaps and asks for a fresh view, and matches replies to requests by id.
+// The room's WebSocket: its first message carries the seat token (never the
+// URL, which servers log), it reconnects by itself with backoff (resuming with
+// since=v so nothing is missed), notices version gaps and asks for a fresh
+// view, and matches replies to requests by id.
 
 const BACKOFF_MS = [300, 800, 1500, 3000, 5000, 8000];
 // Close codes after which trying again cannot help (docs/protocol.md).
@@ -27,10 +28,15 @@ export class RoomSocket extends EventTarget {
 
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    // batch=1: one frame may carry several messages (a change's events, view and ack)
-    const q = new URLSearchParams({ token: this.token, batch: "1" });
-    if (this.v !== null) q.set("since", String(this.v));
-    return `${proto}//${location.host}/ws/rooms/${encodeURIComponent(this.code)}?${q}`;
+    return `${proto}//${location.host}/ws/rooms/${encodeURIComponent(this.code)}`;
+  }
+
+  /** The socket's first message (docs/protocol.md). batch: one frame may carry
+   * several messages (a change's events, view and ack). */
+  hello() {
+    const msg = { auth: this.token, batch: true };
+    if (this.v !== null) msg.since = this.v;
+    return msg;
   }
 
   connect() {
@@ -48,6 +54,7 @@ export class RoomSocket extends EventTarget {
     this.synced = false; // true once this connection delivered a full view
     this.room = null; // the room part of this connection's last view
     ws.onopen = () => {
+      ws.send(JSON.stringify(this.hello()));
       this.attempt = 0;
       this.setStatus("online");
     };
@@ -87,7 +94,7 @@ export class RoomSocket extends EventTarget {
   }
 
   /** The network went away: stop waiting on a socket that cannot answer, say
-   * so, and come back (with &since) as soon as the browser is online again. */
+   * so, and come back (with since) as soon as the browser is online again. */
   drop() {
     const ws = this.ws;
     if (!ws || this.closed) return;

@@ -141,11 +141,18 @@ class Sock:
 def connect(
     client: TestClient, code: str, token: str, since: int | None = None, *, batch: bool = False
 ) -> Iterator[Sock]:
-    url = f"/ws/rooms/{code}?token={token}" + (f"&since={since}" if since is not None else "")
-    url += "&batch=1" if batch else ""
-    with client.websocket_connect(url) as ws:
+    with client.websocket_connect(f"/ws/rooms/{code}") as ws:
+        ws.send_json(hello(token, since, batch=batch))
         sock = Sock(ws, batch=batch)
         yield sock
+
+
+def hello(token: str, since: int | None = None, *, batch: bool = False) -> Msg:
+    """A socket's first message: the seat token (never in the URL)."""
+    msg: Msg = {"auth": token, "batch": batch}
+    if since is not None:
+        msg["since"] = since
+    return msg
 
 
 def play_to_end(

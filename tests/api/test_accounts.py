@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from app.api import accounts as accounts_api
 from app.api import history as history_api
 from app.api.identity import GUEST_COOKIE, SESSION_COOKIE
-from app.core.config import get_settings
+from app.core.config import Settings, get_settings
 from app.db.records import DbRecords
 from app.db.setup import attach, detach
 from app.games import GAMES
@@ -97,6 +97,31 @@ async def test_sign_in_elsewhere_and_a_wrong_password_is_refused_clearly(app: Fa
         )
         assert right.status_code == 200 and right.json()["account"]["name"] == "Ana"
         assert (await second.get("/api/me")).json()["account"]["name"] == "Ana"
+
+
+async def test_sign_ins_from_one_address_are_limited_before_any_hashing(
+    app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each try runs argon2 (64 MiB in production): past the limit even the
+    right password is refused with 429 and Retry-After, and argon2 never runs."""
+    app.state.settings = Settings(signins_per_minute=3)
+    async with browser(app) as b:
+        body = {"name": "Ana", "password": "hunter22!"}
+        assert (await b.post("/api/accounts/signup", json=body)).status_code == 201
+        wrong = {"name": "Ana", "password": "hunter23!"}
+        assert (await b.post("/api/accounts/signin", json=wrong)).status_code == 401
+        assert (await b.post("/api/accounts/signin", json=body)).status_code == 200
+        hashed: list[str] = []
+        monkeypatch.setattr(PasswordHasher, "verify", lambda *a: hashed.append("x") or True)
+        for attempt in (body, {"name": "Bo", "password": "new account"}):
+            path = "/api/accounts/signin" if attempt is body else "/api/accounts/signup"
+            refused = await b.post(path, json=attempt)
+            assert refused.status_code == 429, refused.text
+            assert refused.json()["detail"]["code"] == "rate_limited"
+            assert "at most 3 per minute" in refused.json()["detail"]["message"]
+            assert 1 <= int(refused.headers["Retry-After"]) <= 60
+            assert not cookie_headers(refused, SESSION_COOKIE)
+        assert hashed == []
 
 
 @pytest.mark.parametrize(

@@ -3,21 +3,29 @@ startup, the collector's settings."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import time
+from datetime import timedelta
+from pathlib import Path
 
 import httpx
+import orjson
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select, update
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect as ws_connect
 
 from app import main
 from app.core.config import Settings
+from app.db.models import Account, LoginSession, utcnow
 from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
 from app.store.records import MemoryRecords
-from tests.api.client import connect, create
+from tests.api.client import connect, create, hello
+from tests.api.conftest import OPEN_DOORS
+from tests.db.backends import migrate
 from tests.services import serving
 
 
@@ -67,6 +75,41 @@ def test_rooms_nobody_connects_to_close_after_the_idle_limit(tiny: None) -> None
             assert c.get(f"/api/rooms/{used['code']}").status_code == 200  # in use
 
 
+def test_the_app_purges_expired_sessions_while_it_runs(tmp_path: Path) -> None:
+    """Over a real (SQLite) database: an expired session is gone soon after
+    the app starts, and then every SESSION_PURGE_EVERY seconds; a live one stays."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}"
+    asyncio.run(migrate(url))
+    settings = Settings(data_dir=tmp_path, session_purge_every=0.05, **OPEN_DOORS)
+    with TestClient(create_app(settings)) as c:
+        for name in ("Ann", "Bob"):
+            body = {"name": name, "password": "correct horse"}
+            assert c.post("/api/accounts/signup", json=body).status_code == 201
+        accounts = c.app.state.accounts  # type: ignore[attr-defined]
+
+        async def expire_ann() -> None:
+            async with accounts.sessions.begin() as s:
+                ann = select(Account.id).where(Account.name == "Ann").scalar_subquery()
+                await s.execute(
+                    update(LoginSession)
+                    .where(LoginSession.account_id == ann)
+                    .values(expires_at=utcnow() - timedelta(seconds=1))
+                )
+
+        async def left() -> list[str]:
+            async with accounts.sessions() as s:
+                rows = await s.execute(
+                    select(Account.name).join(LoginSession, LoginSession.account_id == Account.id)
+                )
+                return sorted(rows.scalars())
+
+        c.portal.call(expire_ann)  # type: ignore[union-attr]
+        deadline = time.monotonic() + 10
+        while c.portal.call(left) != ["Bob"]:  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "the expired session was never purged"
+            time.sleep(0.05)
+
+
 def test_the_app_raises_the_young_gc_threshold_while_it_runs_and_puts_it_back() -> None:
     """Process-wide state: a server tunes it for its rooms (app/main.py), and a
     process that outlives the app (the test run, an embedding program) gets
@@ -94,8 +137,8 @@ def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
             room = httpx.post(f"http://{base}/api/rooms", json={"game": "bigtwo", "name": "Ann"})
             ticket = room.json()
             for _ in range(10):
-                url = f"ws://{base}/ws/rooms/{ticket['code']}?token={ticket['token']}"
-                with ws_connect(url) as ws:
+                with ws_connect(f"ws://{base}/ws/rooms/{ticket['code']}") as ws:
+                    ws.send(orjson.dumps(hello(ticket["token"])).decode())
                     ws.recv()
                 with contextlib.suppress(Exception), ws_connect(f"ws://{base}/ws/nowhere") as ws:
                     ws.recv()

@@ -26,6 +26,7 @@ import pytest
 from app.core.config import Settings
 from app.main import create_app
 from app.store.records import MemoryRecords
+from tests.api.conftest import OPEN_DOORS
 from tests.services import serving
 from tests.sockets import Msg, Player, play
 
@@ -53,7 +54,7 @@ def seeded(seed: int) -> Iterator[random.Random]:
 def server(seed: int) -> Iterator[str]:
     rng = random.Random(seed)
     # players here move at a bot's pace, far above a person's message rate
-    settings = Settings(max_messages_per_second=10_000)
+    settings = Settings(max_messages_per_second=10_000, **OPEN_DOORS)
     app = create_app(settings, MemoryRecords(), seeds=lambda: rng.getrandbits(62))
     with serving(app) as base:
         yield base

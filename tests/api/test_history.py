@@ -20,6 +20,7 @@ from app.db.setup import attach, detach
 from app.games import GAMES
 from app.games.base import Game
 from app.games.cards import standard_deck
+from app.store.records import PlayerRecord, RoomRecord
 from tests.db import backends
 from tests.db.stored import store
 from tests.db.tinygame import TINY, engines_on_disk, play
@@ -145,9 +146,50 @@ async def test_a_stranger_is_refused_another_players_unfinished_replay(
     assert refused.json()["detail"] == {
         "code": "replay_refused",
         "message": f"game {gid} is still being played: only its players can replay it "
-        "until it is over, each from their own seat",
+        "until it is over, each from the seat they still hold",
     }
     assert "hand" not in refused.text
+
+
+async def test_a_player_who_lost_their_seat_cannot_follow_it_but_may_replay_it_once_over(
+    app: FastAPI, browsers: list[Browser]
+) -> None:
+    """Kicked (or gone) mid-game, a player's row becomes the bot's that plays
+    on in their seat (as app/rooms/room.py saves it): the running game's
+    replay is closed to them, while the others still see their own seats;
+    once the game is over they may replay it as one of its players."""
+    whole = play(TINY, 2, {}, seed=4)
+    played = play(TINY, 2, {}, seed=4, max_actions=2)
+    kicked, stayed = browsers[0], browsers[1]
+    rec = records_of(app)
+    guests = [await kicked.guest(), await stayed.guest()]
+    gid = await store(rec, played, "ROOM01", guests, finish=False)
+    before = await kicked.get(f"/api/history/games/{gid}/replay")
+    assert before.status_code == 200 and before.json()["perspective"] == "seats"
+    room = RoomRecord(
+        "ROOM01",
+        played.game,
+        played.options,
+        {},
+        "p1",
+        [
+            PlayerRecord("p0", "Player 0", "", 0, is_bot=True, guest_id=guests[0]),
+            PlayerRecord("p1", "Player 1", "hash1", 1, guest_id=guests[1]),
+        ],
+    )
+    await rec.save_room(room)
+    refused = await kicked.get(f"/api/history/games/{gid}/replay")
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["detail"]["code"] == "replay_refused"
+    assert "hand" not in refused.text
+    still = (await stayed.get(f"/api/history/games/{gid}/replay")).json()
+    assert still["perspective"] == "seats" and set(still["steps"][0]["views"]) == {"1"}
+    for seq in range(len(played.actions), len(whole.actions)):
+        await rec.append_action(gid, seq, *whole.actions[seq])
+    assert whole.result is not None
+    await rec.finish_game(gid, whole.result)
+    after = (await kicked.get(f"/api/history/games/{gid}/replay")).json()
+    assert after["perspective"] == "full" and after["status"] == "finished"
 
 
 async def test_who_sees_how_much_of_a_finished_game(app: FastAPI, browsers: list[Browser]) -> None:

@@ -6,6 +6,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.identity import GUEST_COOKIE
+from app.core.config import Settings
+from app.main import create_app
+from app.rooms.tokens import CODE_ALPHABET, CODE_LENGTH
 from app.store.records import MemoryRecords
 from tests.api.client import create, join
 
@@ -15,7 +18,8 @@ def test_create_answers_code_token_and_seat(client: TestClient, records: MemoryR
     assert r.status_code == 200
     body = r.json()
     assert set(body) == {"code", "token", "seat", "player"}
-    assert body["seat"] == 0 and len(body["token"]) >= 40 and len(body["code"]) == 6
+    assert body["seat"] == 0 and len(body["token"]) >= 40 and len(body["code"]) == CODE_LENGTH
+    assert set(body["code"]) <= set(CODE_ALPHABET)
     saved = records.rooms[body["code"]]
     (ann,) = saved.players
     assert ann.name == "Ann" and ann.token_hash and body["token"] not in repr(saved)
@@ -54,7 +58,9 @@ def test_create_with_a_malformed_body_is_422(client: TestClient) -> None:
 
 def test_join_fills_seats_then_makes_spectators(client: TestClient) -> None:
     t = create(client, "tiny")
-    seats = [join(client, t["code"].lower(), f"P{i}")["seat"] for i in range(4)]
+    code = t["code"].lower()
+    typed = f" {code[:4]} {code[4:8]}-{code[8:]} "  # as read aloud, in groups
+    seats = [join(client, typed if i == 0 else code, f"P{i}")["seat"] for i in range(4)]
     assert seats == [1, 2, 3, None]  # four seats in all; the fifth person watches
     assert join(client, t["code"], "Sam", spectator=True)["seat"] is None
     room = client.get(f"/api/rooms/{t['code']}").json()["room"]
@@ -91,8 +97,18 @@ def test_room_settings_schema_and_defaults(client: TestClient) -> None:
     assert body["schema"]["properties"]["posso_window"]["maximum"] == 15
 
 
-def test_health_and_docs(client: TestClient) -> None:
+def test_health_answers_and_the_api_map_is_hidden_by_default(client: TestClient) -> None:
     assert client.get("/api/health").json() == {"status": "ok"}
-    assert client.get("/docs").status_code == 200
-    paths = client.get("/openapi.json").json()["paths"]
+    assert client.get("/docs").status_code == 404
+    assert client.get("/openapi.json").status_code == 404
+    paths = client.app.openapi()["paths"]  # type: ignore[attr-defined]
     assert "/api/rooms" in paths and "/api/rooms/{code}/join" in paths
+
+
+def test_the_api_map_is_served_when_the_setting_asks_for_it(
+    tiny: None, records: MemoryRecords
+) -> None:
+    with TestClient(create_app(Settings(api_docs=True), records)) as c:
+        assert c.get("/docs").status_code == 200
+        paths = c.get("/openapi.json").json()["paths"]
+        assert "/api/rooms" in paths and "/api/rooms/{code}/join" in paths

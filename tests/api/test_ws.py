@@ -11,8 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from app.core.config import Settings
+from app.main import create_app
 from app.store.records import MemoryRecords
-from tests.api.client import Sock, cards_in, connect, create, join, play_to_end
+from tests.api.client import Sock, cards_in, connect, create, hello, join, play_to_end
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -273,6 +275,50 @@ def test_bad_frames_get_clear_errors_and_change_nothing(
     assert len(game_log(records)) == 1
 
 
+def test_a_flood_of_oversized_frames_is_cut_off_like_any_flood(client: TestClient) -> None:
+    """Each oversized frame is answered, and counts as a strike however slowly
+    it comes: a stream of them closes the socket with 4429 after about as many
+    answers as the flood limit allows, not one answer per frame for ever."""
+    t = create(client, "tiny", settings=FAST)
+    big = "x" * 5000  # the app under test allows 4096 bytes
+    with connect(client, t["code"], t["token"]) as ann:
+        ann.recv()
+        answered = 0
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(1000):
+                ann.ws.send_text(big)
+            while True:
+                msg = ann.recv()
+                if msg.get("error", {}).get("code") == "too_large":
+                    answered += 1
+        assert closed.value.code == 4429
+        assert 50 <= answered <= 110, answered
+
+
+def test_a_socket_that_never_authenticates_is_refused(tiny: None) -> None:
+    with TestClient(create_app(Settings(auth_timeout=0.2), MemoryRecords())) as c:
+        t = create(c, "tiny")
+        with c.websocket_connect(f"/ws/rooms/{t['code']}") as ws:
+            msg = ws.receive_json()
+            assert msg["error"]["code"] == "bad_token" and '{"auth"' in msg["error"]["message"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 4401
+
+
+def test_a_token_in_the_url_is_not_accepted(client: TestClient) -> None:
+    """The token belongs in the first message; one in the address (where logs
+    would keep it) authenticates nothing."""
+    t = create(client, "tiny")
+    with client.websocket_connect(f"/ws/rooms/{t['code']}?token={t['token']}") as ws:
+        ws.send_json({"id": 1, "cmd": {"type": "resync"}})
+        msg = ws.receive_json()
+        assert msg["error"]["code"] == "bad_token" and "view" not in msg
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4401
+
+
 def test_refusals_name_the_request(playing: tuple[Sock, Sock]) -> None:
     ann, _ = playing
     ann.ws.send_text('{"id": "abc", "cmd": {"type": "fly"}}')
@@ -310,18 +356,24 @@ def test_a_flood_is_rate_limited_then_cut_off(client: TestClient, records: Memor
 
 
 @pytest.mark.parametrize(
-    ("path", "code"),
+    ("path", "first", "code"),
     [
-        ("/ws/rooms/{code}?token=wrong", 4401),
-        ("/ws/rooms/{code}", 4401),
-        ("/ws/rooms/NOPE99?token=x", 4404),
+        ("/ws/rooms/{code}", {"auth": "wrong"}, 4401),
+        ("/ws/rooms/{code}", {"token": "x"}, 4401),
+        ("/ws/rooms/{code}", ["auth"], 4401),
+        ("/ws/rooms/{code}", "not json", 4401),
+        ("/ws/rooms/NOPE99", {"auth": "x"}, 4404),
     ],
 )
 def test_bad_token_or_room_is_refused_with_a_reason(
-    client: TestClient, path: str, code: int
+    client: TestClient, path: str, first: Any, code: int
 ) -> None:
     t = create(client, "tiny", settings=FAST)
     with client.websocket_connect(path.format(code=t["code"])) as ws:
+        if isinstance(first, str):
+            ws.send_text(first)
+        else:
+            ws.send_json(first)
         msg = ws.receive_json()
         assert msg["error"]["code"] in ("bad_token", "no_room")
         assert "view" not in msg
@@ -407,7 +459,8 @@ def test_kick_closes_the_socket_and_voids_the_token(client: TestClient) -> None:
                     bob.recv()
             assert closed.value.code == 4403
         assert ann.until_view(lambda v: v["room"]["seats"][1] is None)
-        with client.websocket_connect(f"/ws/rooms/{t['code']}?token={b['token']}") as ws:
+        with client.websocket_connect(f"/ws/rooms/{t['code']}") as ws:
+            ws.send_json(hello(b["token"]))
             assert ws.receive_json()["error"]["code"] == "bad_token"
 
 

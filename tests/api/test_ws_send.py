@@ -18,7 +18,7 @@ from websockets.sync.client import connect as ws_connect
 from app.core.config import Settings
 from app.main import create_app
 from app.store.records import MemoryRecords
-from tests.api.client import connect, create
+from tests.api.client import connect, create, hello
 from tests.services import serving
 
 pytestmark = pytest.mark.timeout(60)
@@ -80,8 +80,10 @@ def test_a_peer_that_vanishes_is_dropped_and_the_table_plays_on() -> None:
         ).json()
         code = ann_t["code"]
         bob_t = httpx.post(f"http://{base}/api/rooms/{code}/join", json={"name": "Bob"}).json()
-        url = f"ws://{base}/ws/rooms/{code}?batch=1&token="
-        with ws_connect(url + ann_t["token"]) as ann, ws_connect(url + bob_t["token"]) as bob:
+        url = f"ws://{base}/ws/rooms/{code}"
+        with ws_connect(url) as ann, ws_connect(url) as bob:
+            ann.send(orjson.dumps(hello(ann_t["token"], batch=True)).decode())
+            bob.send(orjson.dumps(hello(bob_t["token"], batch=True)).decode())
             _until(ann, lambda m: "view" in m)
             _until(bob, lambda m: "view" in m)
             ann.send(orjson.dumps({"id": 1, "cmd": {"type": "add_bot"}}).decode())
@@ -101,6 +103,7 @@ def test_a_peer_that_vanishes_is_dropped_and_the_table_plays_on() -> None:
 
             bob.send(orjson.dumps({"id": 2, "cmd": {"type": "resync"}}).decode())
             _until(bob, ann_away)
-            with ws_connect(url + ann_t["token"]) as again:
+            with ws_connect(url) as again:
+                again.send(orjson.dumps(hello(ann_t["token"], batch=True)).decode())
                 view = _until(again, lambda m: "view" in m)["view"]
                 assert view["you"]["seat"] == 0 and len(view["game"]["hand"]) == 13

@@ -67,15 +67,20 @@ def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages)
         ws.deliver({ v: 8, event: { type: "chat" } });   // 7 went missing
         const asked = window.sent.slice(before);
         // After a lost connection the client resumes from the last version.
+        const hello = window.sent[0];
         ws.onclose({ code: 1006 });
         await new Promise((r) => setTimeout(r, 400));
-        return { seen, asked, url: window.sockets[1] && window.sockets[1].url, first: ws.url };
+        const again = window.sockets[1];
+        again.open();
+        return { seen, asked, hello, resumed: window.sent.at(-1), urls: [ws.url, again.url] };
         """,
     )
     assert out["seen"] == [6]  # the event after the gap is not applied
     assert [m.get("cmd") for m in out["asked"]] == [{"type": "resync"}]
-    assert "since" not in out["first"]
-    assert out["url"] and "since=6" in out["url"] and "token=tok" in out["url"]
+    # the token goes in the first message, never in a URL
+    assert out["hello"] == {"auth": "tok", "batch": True}
+    assert out["resumed"] == {"auth": "tok", "batch": True, "since": 6}
+    assert all(u.endswith("/ws/rooms/ABC123") for u in out["urls"]), out["urls"]
 
 
 def test_a_view_without_its_room_part_keeps_the_last_one(pages: Pages) -> None:
@@ -203,9 +208,9 @@ def test_a_batched_frame_is_handled_message_by_message(pages: Pages) -> None:
         """
         ws.deliver({ v: 3, view: { room: {} } });
         ws.deliver([{ v: 4, event: { type: "chat" } }, { v: 4, view: { room: {} } }]);
-        return { order, url: ws.url, sent: window.sent.length };
+        return { order, hello: window.sent[0], sent: window.sent.length };
         """,
     )
-    assert "batch=1" in out["url"]
+    assert out["hello"]["batch"] is True
     assert out["order"] == ["view 3", "event 4", "view 4"]
-    assert out["sent"] == 0  # no gap was seen, so no resync was asked for
+    assert out["sent"] == 1  # the hello only: no gap was seen, so no resync was asked for

@@ -3,6 +3,7 @@ guest games that follow their player into the account."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
@@ -102,6 +103,32 @@ async def test_sessions_end_when_signed_out_or_expired(
     assert await accounts.session_account(second.session_token) is None
     assert await accounts.purge_expired() == 1
     assert await accounts.session_account("not a token") is None
+
+
+async def test_expired_sessions_are_purged_while_the_server_runs(
+    records: DbRecords, accounts: Accounts
+) -> None:
+    """The app runs `purge_every` from its start (app/main.py); live sessions stay."""
+    old = await accounts.sign_up("Ana", "correct horse", None)
+    live = await accounts.sign_in("Ana", "correct horse", None)
+    async with records.sessions.begin() as s:
+        await s.execute(
+            update(LoginSession)
+            .where(LoginSession.token_hash == token_hash(old.session_token))
+            .values(expires_at=utcnow() - timedelta(seconds=1))
+        )
+    purging = asyncio.create_task(accounts.purge_every(0.05))
+    try:
+        for _ in range(100):
+            async with records.sessions() as s:
+                left = (await s.scalars(select(LoginSession.token_hash))).all()
+            if len(left) == 1:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        purging.cancel()
+    assert left == [token_hash(live.session_token)]
+    assert await accounts.session_account(live.session_token) is not None
 
 
 async def test_a_guests_seats_move_to_the_account_on_sign_up_and_sign_in(

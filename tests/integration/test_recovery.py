@@ -24,7 +24,7 @@ import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from app.bots.posso import PossoBot
-from tests.services import free_port, uvicorn_command
+from tests.services import OPEN_DOORS_ENV, free_port, uvicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -32,7 +32,7 @@ BIN = Path(sys.executable).parent
 
 class Server:
     def __init__(self, env: dict[str, str], port: int) -> None:
-        self.env, self.port = env, port
+        self.env, self.port = {**OPEN_DOORS_ENV, **env}, port
         self.proc: subprocess.Popen[bytes] | None = None
         self.base = f"http://127.0.0.1:{port}"
 
@@ -71,8 +71,9 @@ class Player:
     """One browser tab: a socket, its latest view, and the acks it got."""
 
     def __init__(self, server: Server, code: str, token: str) -> None:
-        url = f"ws://127.0.0.1:{server.port}/ws/rooms/{code}?token={token}"
+        url = f"ws://127.0.0.1:{server.port}/ws/rooms/{code}"
         self.ws: ClientConnection = connect(url, max_size=2**22)  # closed by the test
+        self.ws.send(json.dumps({"auth": token}))
         self.view: dict[str, Any] | None = None
         self.v = -1
         self.replies: dict[Any, dict[str, Any]] = {}

@@ -1,0 +1,163 @@
+"""Limits on every door: how often one client address may open rooms, join,
+sign in and look rooms up, and how many sockets it and each seat may hold.
+
+The rates are moving windows kept by the `limits` library: in this process,
+or in Redis when `REDIS_URL` is set, so that several server processes share
+one count per address.  Open sockets are counted in this process only: a
+socket lives in exactly one process, and a count kept elsewhere would outlive
+a process that died holding it.
+
+Each refusal says which limit it hit and when to come back (the seconds go in
+the HTTP Retry-After header, or in a socket's error message).  The numbers
+are settings (app/core/config.py); docs/security.md says why they are what
+they are.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Depends, HTTPException, Request
+from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
+from limits.aio.storage import MemoryStorage, Storage
+from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import storage_from_string
+from starlette.requests import HTTPConnection
+
+from app.api.deps import get_app_settings
+from app.core.config import Settings
+
+
+@dataclass(frozen=True)
+class Door:
+    name: str
+    what: str  # for the refusal: "you opened {n} rooms in the last hour"-style text
+
+
+ROOMS = Door("rooms", "rooms opened")
+JOINS = Door("joins", "joins")
+SIGNINS = Door("signins", "sign-in attempts")
+LOOKUPS = Door("lookups", "room lookups")
+
+
+class Refused(Exception):
+    """A door's limit was reached; `retry_after` whole seconds until it opens."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+
+
+def _storage(settings: Settings) -> Storage:
+    if not settings.redis_url:
+        return MemoryStorage()
+    uri = settings.redis_url
+    return storage_from_string(  # type: ignore[return-value]
+        uri if uri.startswith("async+") else "async+" + uri,
+        implementation="redispy",
+        key_prefix="cardroom-limits",
+    )
+
+
+class Doors:
+    """One per app (`app.state.doors`)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.limiter = MovingWindowRateLimiter(_storage(settings))
+        self.items: dict[str, RateLimitItem] = {
+            ROOMS.name: RateLimitItemPerHour(settings.rooms_per_hour),
+            JOINS.name: RateLimitItemPerMinute(settings.joins_per_minute),
+            SIGNINS.name: RateLimitItemPerMinute(settings.signins_per_minute),
+            LOOKUPS.name: RateLimitItemPerMinute(settings.lookups_per_minute),
+        }
+        self.sockets = SocketCount(settings)
+
+    async def pass_through(self, door: Door, address: str) -> None:
+        """Count one use of `door` by `address`, or raise Refused if it is shut."""
+        item = self.items[door.name]
+        if await self.limiter.hit(item, door.name, address):
+            return
+        stats = await self.limiter.get_window_stats(item, door.name, address)
+        wait = max(1, math.ceil(stats.reset_time - time.time()))
+        per = "hour" if item.GRANULARITY.name == "hour" else "minute"
+        raise Refused(
+            f"too many {door.what} from your address: at most {item.amount} per {per}; "
+            f"try again in {wait} s",
+            wait,
+        )
+
+
+class SocketCount:
+    """Open sockets per address and per seat, in this process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.per_address = settings.max_sockets_per_address
+        self.per_seat = settings.max_sockets_per_seat
+        self.addresses: Counter[str] = Counter()
+        self.seats: Counter[tuple[str, str]] = Counter()
+
+    def open_address(self, address: str) -> str | None:
+        """Count a new socket from `address`; why not, if it is one too many."""
+        if self.addresses[address] >= self.per_address:
+            return f"too many open sockets from your address (at most {self.per_address})"
+        self.addresses[address] += 1
+        return None
+
+    def close_address(self, address: str) -> None:
+        self.addresses[address] -= 1
+        if self.addresses[address] <= 0:
+            del self.addresses[address]
+
+    def open_seat(self, room: str, player: str) -> str | None:
+        key = (room, player)
+        if self.seats[key] >= self.per_seat:
+            return f"this seat has too many open sockets (at most {self.per_seat}): close a tab"
+        self.seats[key] += 1
+        return None
+
+    def close_seat(self, room: str, player: str) -> None:
+        key = (room, player)
+        self.seats[key] -= 1
+        if self.seats[key] <= 0:
+            del self.seats[key]
+
+
+def address_of(conn: HTTPConnection) -> str:
+    """The client's address as the server saw it (behind a proxy, run uvicorn
+    with --proxy-headers so this is the browser's, not the proxy's)."""
+    return conn.client.host if conn.client else "unknown"
+
+
+def doors_of(conn: HTTPConnection) -> Doors:
+    """The app's doors (create_app makes them; an app assembled from some of
+    the routers, as tests do, gets them on first use)."""
+    doors: Doors | None = getattr(conn.app.state, "doors", None)
+    if doors is None:
+        doors = conn.app.state.doors = Doors(get_app_settings(conn))
+    return doors
+
+
+def too_many(err: Refused) -> HTTPException:
+    return HTTPException(
+        429,
+        detail={"code": "rate_limited", "message": err.message},
+        headers={"Retry-After": str(err.retry_after)},
+    )
+
+
+def limited(door: Door) -> Any:
+    """A route dependency: refuse with 429 once `door`'s limit is reached."""
+
+    async def check(request: Request) -> None:
+        try:
+            await doors_of(request).pass_through(door, address_of(request))
+        except Refused as err:
+            raise too_many(err) from None
+
+    return Depends(check)
