@@ -168,8 +168,8 @@ def create_app(
         if isinstance(manager, ClusterManager):
             await manager.start()
         accounts = getattr(app.state, "accounts", None)
-        purging = (
-            loop.create_task(accounts.purge_every(settings.session_purge_every))
+        purging = loop.create_task(
+            accounts.purge_every(settings.session_purge_every)
             if accounts is not None
             else asyncio.sleep(0)
         )
