@@ -54,7 +54,7 @@ def test_room_traffic_goes_through_starlettes_websocket(
         received = len(ann.frames)
     assert seen[:2] == ["websocket.connect", "websocket.accept"]
     assert seen.count("websocket.send") >= received > 3
-    assert seen.count("websocket.receive") == 2  # add_bot, start
+    assert seen.count("websocket.receive") == 3  # the token, add_bot, start
 
 
 # ---------------------------------------------------------------- real server
