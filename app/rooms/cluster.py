@@ -209,8 +209,10 @@ class ClusterManager(RoomManager):
         while True:
             await asyncio.sleep(every)
             await self.cluster.beat()
-            for code, epoch in list(self.epochs.items()):
-                if not await self.cluster.renew(code, epoch):
+            leases = list(self.epochs.items())
+            kept = await self.cluster.renew_all(leases)
+            for (code, epoch), ok in zip(leases, kept, strict=True):
+                if not ok and self.epochs.get(code) == epoch:
                     log.warning("room %s: lease lost; stepping down", code)
                     await self._step_down(code)
 

@@ -87,6 +87,17 @@ class Cluster:
             await self._renew(keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}", self.lease_ms])
         )
 
+    async def renew_all(self, leases: list[tuple[str, int]]) -> list[bool]:
+        """Renew many leases in one round trip (a process may own thousands)."""
+        if not leases:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for code, epoch in leases:
+            await self._renew(
+                keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}", self.lease_ms], client=pipe
+            )
+        return [bool(x) for x in await pipe.execute()]
+
     async def release(self, code: str, epoch: int) -> None:
         await self._release(keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}"])
 
