@@ -241,10 +241,12 @@ class ClusterManager(RoomManager):
         room, player, token = await super().create(
             game_name, options, name, settings, guest_id=guest_id, account_id=account_id
         )
-        if await self._take(room.code):
-            room.table.epoch = self.epochs[room.code]
-            room.on_moved = self._moved
+        room.table.epoch = self.epochs[room.code]
+        room.on_moved = self._moved
         return room, player, token
+
+    async def _own_new(self, code: str) -> bool:
+        return await self._take(code)
 
     # ------------------------------------------------- what routes ask of rooms
 

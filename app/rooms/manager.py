@@ -136,6 +136,11 @@ class RoomManager:
         conn.player_id = player.player_id
         return room if await room.connect(conn, since) else None
 
+    async def _own_new(self, code: str) -> bool:
+        """A room just stored is this process's to serve (several processes:
+        its lease is taken at once, before anyone else may adopt it)."""
+        return True
+
     async def _load(self, code: str) -> Room | None:
         self.unloaded.discard(code)
         found = await self.records.load_room(code)
@@ -191,7 +196,8 @@ class RoomManager:
                 self.seeds,
             )
             if await self.records.create_room(room.members.snapshot()):
-                break
+                if await self._own_new(code):
+                    break
         else:
             raise RoomError("storage_error", "no room code could be stored; try again")
         self.rooms[code] = room
