@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 _TAKE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -60,7 +60,10 @@ def new_process_id() -> str:
 class Cluster:
     def __init__(self, url: str, *, lease_ms: int = 3000, process_id: str | None = None) -> None:
         """`lease_ms`: how long a room's lease lasts unless renewed."""
-        self.redis: Redis = Redis.from_url(url)
+        # a bounded pool that makes callers wait for a connection rather than
+        # fail: under load thousands of frames are relayed at once
+        pool = BlockingConnectionPool.from_url(url, max_connections=64, timeout=10)
+        self.redis: Redis = Redis(connection_pool=pool)
         self.me = process_id or new_process_id()
         self.lease_ms = lease_ms
         self._take = self.redis.register_script(_TAKE)
