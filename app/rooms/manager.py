@@ -195,9 +195,9 @@ class RoomManager:
                 self._closed,
                 self.seeds,
             )
-            if await self.records.create_room(room.members.snapshot()):
-                if await self._own_new(code):
-                    break
+            stored = await self.records.create_room(room.members.snapshot())
+            if stored and await self._own_new(code):
+                break
         else:
             raise RoomError("storage_error", "no room code could be stored; try again")
         self.rooms[code] = room
