@@ -200,16 +200,23 @@ def failover_main(args: argparse.Namespace) -> None:
             table = _Players(f"ws://127.0.0.1:{c.ports[other]}/ws/rooms/{code}", tickets)
             socks, views, pump = table.socks, table.views, table.pump
 
+            ready_by = time.perf_counter() + 30
             for i in range(4):
                 while views[i] is None:
+                    if time.perf_counter() > ready_by:
+                        raise RuntimeError(f"round {k + 1}: player {i} got no view in 30 s")
                     pump(i, 0.5)
             host = views[0]
             assert host is not None
             if host["room"]["status"] != "playing":
                 kind = "start" if host["room"]["status"] == "lobby" else "rematch"
                 socks[0].send(orjson.dumps({"id": 1, "cmd": {"type": kind}}).decode())
-            played = 0
+            played, rematched = 0, -1
             while played < 8:  # a few moves through the relay first
+                host = views[0]
+                if host and host["room"]["status"] == "finished" and rematched != played:
+                    rematched = played  # the game ended: the next one, then
+                    socks[0].send(orjson.dumps({"id": 3, "cmd": {"type": "rematch"}}).decode())
                 for i in range(4):
                     view = views[i]
                     if view and view.get("legal"):
