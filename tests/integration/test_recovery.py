@@ -202,8 +202,10 @@ def test_sigkill_mid_game_then_finish_from_the_same_position(tmp_path: Path) -> 
         server.start()
 
         players = [Player(server, code, t) for t in tokens]
-        for p in players:
-            p.pump(wait=2)
+        for p in players:  # the room is rebuilt as the first socket asks for it
+            deadline = time.monotonic() + 15
+            while p.view is None and time.monotonic() < deadline:
+                p.pump(wait=1)
         after = {p.view["you"]["seat"]: without_clock(p.view) for p in players}  # type: ignore[index]
         assert {s: sorted(v["game"]["hand"]) for s, v in after.items()} == hands
         assert after == before, "the recovered game differs from the one acknowledged"
