@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 from collections.abc import Mapping
@@ -466,12 +467,5 @@ class ClusterManager(RoomManager):
 
 
 def _player_json(p: PlayerRecord) -> dict[str, Any]:
-    return {
-        "player_id": p.player_id,
-        "name": p.name,
-        "token_hash": "",
-        "seat": p.seat,
-        "is_bot": p.is_bot,
-        "guest_id": p.guest_id,
-        "account_id": p.account_id,
-    }
+    """A person for another process: everything but the token's hash."""
+    return {**dataclasses.asdict(p), "token_hash": ""}

@@ -60,6 +60,17 @@ def _seat_arg(room: Room, cmd: dict[str, Any], *, optional: bool = False) -> int
     return seat
 
 
+def _away_person(room: Room, cmd: dict[str, Any], connected: str) -> tuple[int, PlayerRecord]:
+    """The seat named in `cmd` and its person, who must be away (`connected`
+    says why it matters when they are not)."""
+    seat = _seat_arg(room, cmd)
+    assert seat is not None
+    target = _person_in(room, seat)
+    if room.members.connected(target.player_id):
+        raise RoomError("bad_seat", f"{target.name} is connected{connected}")
+    return seat, target
+
+
 def _person_in(room: Room, seat: int) -> PlayerRecord:
     pid = room.members.seats[seat]
     if pid is None or room.members.players[pid].is_bot:
@@ -201,11 +212,7 @@ async def hand_to_bot(
         raise RoomError("not_playing", "no game is being played")
     if table.seat_of(player.player_id) is None and room.members.host != player.player_id:
         raise RoomError("not_seated", "only the players of this game or the host can do that")
-    seat = _seat_arg(room, cmd)
-    assert seat is not None
-    target = _person_in(room, seat)
-    if room.members.connected(target.player_id):
-        raise RoomError("bad_seat", f"{target.name} is connected")
+    seat, target = _away_person(room, cmd, "")
     if seat in table.auto:
         return
     wait = room.away_too_long(target.player_id)
@@ -223,11 +230,7 @@ async def seat_link(
     another device; anyone seated may ask for one."""
     if player.seat is None:
         raise RoomError("not_seated", "only players at the table can hand out seat links")
-    seat = _seat_arg(room, cmd)
-    assert seat is not None
-    target = _person_in(room, seat)
-    if room.members.connected(target.player_id):
-        raise RoomError("bad_seat", f"{target.name} is connected: they can use their own device")
+    seat, target = _away_person(room, cmd, ": they can use their own device")
     secret, expires = room.members.new_claim(target)
     return {"claim": secret, "seat": seat, "name": target.name, "expires_ms": int(expires * 1000)}
 

@@ -271,6 +271,20 @@ def start_game(seats: list[Seat], rng: random.Random) -> None:
     play(seats, lambda: all(s.player and s.player.status == "playing" for s in seats), rng)
 
 
+def playing(
+    owner: Server, where: list[Server], rng: random.Random, moves: int = 0
+) -> tuple[str, list[Seat]]:
+    """A Big Two room opened through `owner`, Ann, Bob and Cy connected to the
+    processes in `where`, its game started and `moves` actions acknowledged."""
+    code, tickets = open_bigtwo(owner)
+    seats = [Seat(t) for t in tickets]
+    for seat, proc in zip(seats, where, strict=True):
+        seat.connect(proc)
+    start_game(seats, rng)
+    play(seats, lambda: sum(len(s.player.acked) for s in seats if s.player) >= moves, rng)
+    return code, seats
+
+
 def test_a_room_opened_on_one_process_is_played_to_its_end_from_three(
     stack: tuple[str, Redis],
 ) -> None:
@@ -278,11 +292,8 @@ def test_a_room_opened_on_one_process_is_played_to_its_end_from_three(
     procs = servers(database, redis, 3)
     rng = random.Random(5)
     try:
-        code, tickets = open_bigtwo(procs[0])
-        seats = [Seat(t) for t in tickets]
-        for seat, proc in zip(seats, [procs[1], procs[2], procs[0]], strict=True):
-            seat.connect(proc)  # Ann and Bob are relayed, Cy is on the owner
-        start_game(seats, rng)
+        # Ann and Bob are relayed, Cy is on the owner
+        code, seats = playing(procs[0], [procs[1], procs[2], procs[0]], rng)
         play(seats, lambda: finished(seats[0]), rng)
         assert all(finished(s) for s in seats)
         # the lobby of the room answers on every process
@@ -303,12 +314,7 @@ def test_kill_9_of_the_owner_mid_game_another_process_takes_over(
     owner, other = procs
     rng = random.Random(8)
     try:
-        code, tickets = open_bigtwo(owner)
-        seats = [Seat(t) for t in tickets]
-        for seat, proc in zip(seats, [other, owner, other], strict=True):
-            seat.connect(proc)
-        start_game(seats, rng)
-        play(seats, lambda: sum(len(s.player.acked) for s in seats if s.player) >= 4, rng)
+        code, seats = playing(owner, [other, owner, other], rng, moves=4)
         first = owner_port(database, redis, code)
         killed = time.monotonic()
         owner.kill()
@@ -336,12 +342,7 @@ def test_an_owner_paused_past_its_lease_writes_nothing_more_and_steps_down(
     owner, other = procs
     rng = random.Random(9)
     try:
-        code, tickets = open_bigtwo(owner)
-        seats = [Seat(t) for t in tickets]
-        for seat, proc in zip(seats, [other, owner, other], strict=True):
-            seat.connect(proc)
-        start_game(seats, rng)
-        play(seats, lambda: sum(len(s.player.acked) for s in seats if s.player) >= 2, rng)
+        code, seats = playing(owner, [other, owner, other], rng, moves=2)
         assert owner.proc is not None
         before = len(logged(database, code))
         owner.proc.send_signal(signal.SIGSTOP)
@@ -381,12 +382,7 @@ def test_redis_restarted_mid_game_rooms_resync_and_go_on(stack: tuple[str, Redis
     procs = servers(database, redis, 2)
     rng = random.Random(10)
     try:
-        code, tickets = open_bigtwo(procs[0])
-        seats = [Seat(t) for t in tickets]
-        for seat, proc in zip(seats, [procs[1], procs[0], procs[1]], strict=True):
-            seat.connect(proc)
-        start_game(seats, rng)
-        play(seats, lambda: sum(len(s.player.acked) for s in seats if s.player) >= 3, rng)
+        code, seats = playing(procs[0], [procs[1], procs[0], procs[1]], rng, moves=3)
         redis.stop()
         time.sleep(0.5)
         redis.start()  # empty: no leases, no streams, no epoch counters
