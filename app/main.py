@@ -174,8 +174,12 @@ def create_app(
             else asyncio.sleep(0)
         )
         yield
-        for task in (housekeeping, sweeping, warming, purging):
+        chores = (housekeeping, sweeping, warming, purging)
+        for task in chores:
             task.cancel()
+        # a chore cancelled inside a query still has its rollback to run:
+        # let it finish before the engine below is disposed, or it waits forever
+        await asyncio.gather(*chores, return_exceptions=True)
         gc.set_threshold(*thresholds)
         await manager.shutdown()  # several processes: hands every room over at once
         if cluster is not None:

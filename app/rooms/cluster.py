@@ -141,6 +141,7 @@ class ClusterManager(RoomManager):
         """Hand every room over: stop it, close its sockets, release its lease."""
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for code in list(self.epochs):
             await self._step_down(code)
         for relay in list(self.relays.values()):
