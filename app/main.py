@@ -91,7 +91,10 @@ async def _gc_housekeeping(state: Any) -> None:
     did, and a flood of connections would grow the heap until the next sweep.
     So a second in which sockets opened (`state.socket_sessions`, counted by
     `_SocketCounter` whatever their path) ends with a young collection before
-    its freeze: a cost paid for churn, never during steady play."""
+    its freeze: a cost paid for churn, never during steady play.  Steady play
+    itself makes next to no cycles: a room's dropped waits are loop timers,
+    not cancelled tasks (app/rooms/timers.py), and bench/soak.py reads the
+    server's RSS to keep it that way."""
     last_sweep = time.monotonic()
     sessions_seen = state.socket_sessions
     while True:

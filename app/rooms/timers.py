@@ -1,12 +1,20 @@
-"""A room's waits: named slots, each an asyncio task sleeping until a wall-clock
-deadline, that then runs its callback through the room's runner (which takes
-the room's lock and delivers what changed).
+"""A room's waits: named slots, each a loop timer (`loop.call_at`) set for a
+wall-clock deadline, that then runs its callback through the room's runner
+(which takes the room's lock and delivers what changed).
 
 Deadlines, not durations: what a view shows ("ms left") and what a restored
 room resumes from is the same number.  A slot holds one wait at a time; its
 `key` says what the wait is for, so a change that leaves the room waiting on
 the same thing keeps the timer running instead of restarting it.  A callback
 that fires after its slot was replaced or dropped does nothing.
+
+A wait is a timer handle, not a sleeping task: most waits (a bot's thinking
+time, a turn timer) are dropped before they fire, and cancelling a sleeping
+task raises CancelledError through its frame, which leaves a cycle (task,
+frame, traceback, timer) that only the collector frees.  The server freezes
+the heap every second (app/main.py), so that garbage waited for the next full
+sweep: a thousand rooms grew by tens of MB a minute.  A cancelled handle is
+just dropped.
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ class Timer:
     key: object
     seat: int | None
     deadline: float  # wall clock, seconds
-    task: asyncio.Task[None] | None = None
+    handle: asyncio.TimerHandle | None = None  # until the deadline
+    task: asyncio.Task[None] | None = None  # from the deadline until the callback ends
 
     def as_json(self) -> dict[str, object]:
         deadline_ms = int(self.deadline * 1000)
@@ -67,13 +76,18 @@ class Timers:
             return old
         self.drop(slot)
         t = Timer(slot, kind, key, seat, deadline)
-        t.task = asyncio.get_running_loop().create_task(self._wait(t, fire))
+        self._arm(t, fire)
         self._slots[slot] = t
         return t
 
     def drop(self, slot: str) -> None:
         t = self._slots.pop(slot, None)
-        if t is not None and t.task is not None and t.task is not asyncio.current_task():
+        if t is None:
+            return
+        if t.handle is not None:
+            handle, t.handle = t.handle, None  # the handle holds the timer: no cycle left
+            handle.cancel()
+        if t.task is not None and t.task is not asyncio.current_task():
             t.task.cancel()
 
     def drop_all(self) -> None:
@@ -83,11 +97,21 @@ class Timers:
     def slots(self, prefix: str) -> list[str]:
         return [s for s in self._slots if s.startswith(prefix)]
 
-    async def _wait(self, t: Timer, fire: Fire) -> None:
-        # the loop's clock and the wall clock may drift apart a little: never early
-        while (left := t.deadline - time.time()) > 0:
-            await asyncio.sleep(left)
+    def _arm(self, t: Timer, fire: Fire) -> None:
+        loop = asyncio.get_running_loop()
+        left = max(0.0, t.deadline - time.time())
+        t.handle = loop.call_at(loop.time() + left, self._due, t, fire)
 
+    def _due(self, t: Timer, fire: Fire) -> None:
+        t.handle = None
+        if self._slots.get(t.slot) is not t:
+            return
+        if t.deadline > time.time():  # the loop's clock ran ahead of the wall clock: never early
+            self._arm(t, fire)
+            return
+        t.task = asyncio.get_running_loop().create_task(self._fire(t, fire))
+
+    async def _fire(self, t: Timer, fire: Fire) -> None:
         async def due() -> None:
             if self._slots.get(t.slot) is not t:
                 return  # replaced or dropped while this one was waiting for the lock
