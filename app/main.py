@@ -185,6 +185,7 @@ def create_app(
         await asyncio.gather(*chores, return_exceptions=True)
         gc.set_threshold(*thresholds)
         await manager.shutdown()  # several processes: hands every room over at once
+        await app.state.doors.aclose()
         if cluster is not None:
             await cluster.close()
         await detach(app)

@@ -3,9 +3,10 @@ sign in and look rooms up, and how many sockets it and each seat may hold.
 
 The rates are moving windows kept by the `limits` library: in this process,
 or in Redis when `REDIS_URL` is set, so that several server processes share
-one count per address.  Open sockets are counted in this process only: a
-socket lives in exactly one process, and a count kept elsewhere would outlive
-a process that died holding it.
+one count per address.  Open sockets are counted the same way, in this
+process or in Redis (app/store/sockets.py); there each process renews its
+sockets' places every few seconds, so those of a process that died stop
+counting within `LEASE_SECONDS`.
 
 Each refusal says which limit it hit and when to come back (the seconds go in
 the HTTP Retry-After header, or in a socket's error message).  The numbers
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ from starlette.requests import HTTPConnection
 
 from app.api.deps import get_app_settings
 from app.core.config import Settings
+from app.store.sockets import MemorySockets, OpenSockets, Place, RedisSockets
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class Doors:
             SIGNINS.name: RateLimitItemPerMinute(settings.signins_per_minute),
             LOOKUPS.name: RateLimitItemPerMinute(settings.lookups_per_minute),
         }
-        self.sockets = SocketCount(settings)
+        self.sockets = SocketCount(settings, _sockets(settings))
 
     async def pass_through(self, door: Door, address: str) -> None:
         """Count one use of `door` by `address`, or raise Refused if it is shut."""
@@ -92,40 +93,41 @@ class Doors:
             wait,
         )
 
+    async def aclose(self) -> None:
+        await self.sockets.aclose()
+
+
+def _sockets(settings: Settings) -> OpenSockets:
+    if not settings.redis_url:
+        return MemorySockets()
+    return RedisSockets(settings.redis_url, ttl_ms=int(settings.lease_seconds * 1000))
+
 
 class SocketCount:
-    """Open sockets per address and per seat, in this process."""
+    """Open sockets per address and per seat, and why one more is refused."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, sockets: OpenSockets) -> None:
         self.per_address = settings.max_sockets_per_address
         self.per_seat = settings.max_sockets_per_seat
-        self.addresses: Counter[str] = Counter()
-        self.seats: Counter[tuple[str, str]] = Counter()
+        self.sockets = sockets
 
-    def open_address(self, address: str) -> str | None:
-        """Count a new socket from `address`; why not, if it is one too many."""
-        if self.addresses[address] >= self.per_address:
-            return f"too many open sockets from your address (at most {self.per_address})"
-        self.addresses[address] += 1
-        return None
+    async def open_address(self, address: str) -> Place | str:
+        """A place for a new socket from `address`, or why not if it is one too many."""
+        place = await self.sockets.open(f"address:{address}", self.per_address)
+        return place or f"too many open sockets from your address (at most {self.per_address})"
 
-    def close_address(self, address: str) -> None:
-        self.addresses[address] -= 1
-        if self.addresses[address] <= 0:
-            del self.addresses[address]
+    async def open_seat(self, room: str, seat: str) -> Place | str:
+        """A place for a new socket of the seat whose token hashes to `seat`, or why not."""
+        place = await self.sockets.open(f"seat:{room}:{seat}", self.per_seat)
+        return place or (
+            f"this seat has too many open sockets (at most {self.per_seat}): close a tab"
+        )
 
-    def open_seat(self, room: str, player: str) -> str | None:
-        key = (room, player)
-        if self.seats[key] >= self.per_seat:
-            return f"this seat has too many open sockets (at most {self.per_seat}): close a tab"
-        self.seats[key] += 1
-        return None
+    async def close(self, place: Place) -> None:
+        await self.sockets.close(place)
 
-    def close_seat(self, room: str, player: str) -> None:
-        key = (room, player)
-        self.seats[key] -= 1
-        if self.seats[key] <= 0:
-            del self.seats[key]
+    async def aclose(self) -> None:
+        await self.sockets.aclose()
 
 
 def address_of(conn: HTTPConnection) -> str:

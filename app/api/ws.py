@@ -59,14 +59,14 @@ async def room_socket(websocket: WebSocket, code: str) -> None:
     except Refused as err:
         await _refuse(websocket, "rate_limited", err.message, CLOSE_FLOOD, err.retry_after)
         return
-    why = doors.sockets.open_address(address)
-    if why is not None:
-        await _refuse(websocket, "too_many_sockets", why, CLOSE_FLOOD)
+    place = await doors.sockets.open_address(address)
+    if isinstance(place, str):
+        await _refuse(websocket, "too_many_sockets", place, CLOSE_FLOOD)
         return
     try:
         await _authenticated(websocket, code, doors)
     finally:
-        doors.sockets.close_address(address)
+        await doors.sockets.close(place)
 
 
 async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
@@ -77,14 +77,14 @@ async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
         await _refuse(websocket, "bad_token", AUTH_REFUSED, CLOSE_BAD_TOKEN)
         return
     seat_key = token_hash(hello.token)  # one seat's tabs, whichever process owns its room
-    why = doors.sockets.open_seat(code.strip().upper(), seat_key)
-    if why is not None:
-        await _refuse(websocket, "too_many_sockets", why, CLOSE_FLOOD)
+    place = await doors.sockets.open_seat(code.strip().upper(), seat_key)
+    if isinstance(place, str):
+        await _refuse(websocket, "too_many_sockets", place, CLOSE_FLOOD)
         return
     try:
         await _serve(websocket, code, hello)
     finally:
-        doors.sockets.close_seat(code.strip().upper(), seat_key)
+        await doors.sockets.close(place)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ class Settings(BaseSettings):
     #: Redis for several processes; empty = everything in this process
     redis_url: str = ""
     #: seconds a room's owner process holds its lease without renewing it: a
-    #: process that dies is replaced within this plus a second or two
+    #: process that dies is replaced within this plus a second or two (and the
+    #: sockets it held stop counting toward the caps below within this)
     lease_seconds: float = Field(default=3.0, ge=0.5, le=60)
     #: a browser's cookies are sent only over HTTPS when true
     secure_cookies: bool = False
@@ -41,8 +42,9 @@ class Settings(BaseSettings):
     #: seconds a new socket has to send its `{"auth": token}` message
     auth_timeout: float = Field(default=10.0, gt=0)
 
-    # Limits on every door (docs/security.md); per client address, shared by
-    # every process through Redis when redis_url is set.
+    # Limits on every door (docs/security.md); per client address (and open
+    # sockets also per seat), shared by every process through Redis when
+    # redis_url is set.
     #: rooms one address may open per hour
     rooms_per_hour: int = Field(default=60, ge=1)
     #: joins one address may ask for per minute

@@ -57,13 +57,29 @@ def new_process_id() -> str:
     return secrets.token_hex(6)
 
 
+def connect(url: str, *, timeout: float | None = None) -> Redis:
+    """A client on a bounded pool whose callers wait for a connection rather
+    than fail: under load thousands of frames are relayed at once.  `timeout`:
+    the seconds a command, or the wait for a connection, may take before it
+    fails (else redis-py's default, and 10 s for a connection), for callers
+    that would rather go on without Redis than wait for it."""
+    if timeout is None:
+        pool = BlockingConnectionPool.from_url(url, max_connections=64, timeout=10)
+    else:
+        pool = BlockingConnectionPool.from_url(
+            url,
+            max_connections=64,
+            timeout=timeout,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+        )
+    return Redis(connection_pool=pool)
+
+
 class Cluster:
     def __init__(self, url: str, *, lease_ms: int = 3000, process_id: str | None = None) -> None:
         """`lease_ms`: how long a room's lease lasts unless renewed."""
-        # a bounded pool that makes callers wait for a connection rather than
-        # fail: under load thousands of frames are relayed at once
-        pool = BlockingConnectionPool.from_url(url, max_connections=64, timeout=10)
-        self.redis: Redis = Redis(connection_pool=pool)
+        self.redis: Redis = connect(url)
         self.me = process_id or new_process_id()
         self.lease_ms = lease_ms
         self._take = self.redis.register_script(_TAKE)

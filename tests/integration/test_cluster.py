@@ -9,6 +9,8 @@ redis-server the test starts, so it can restart it).
 - SIGSTOP of the owner past its lease, then SIGCONT: it writes nothing more and
   steps down.
 - Redis restarted mid-game: rooms resync and go on.
+- The socket caps count every process's sockets, and forget a killed
+  process's within the lease.
 
 Every frame every client gets, relayed or not, is checked for cards its seat
 may not know (Big Two: one deck, so any card outside your hand and the cards
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import signal
@@ -31,6 +34,8 @@ import httpx
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import create_async_engine
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
 
 from app.db.models import ActionRow, GameRow, Room
 from tests.api.client import cards_in
@@ -95,13 +100,15 @@ def stack() -> Iterator[tuple[str, Redis]]:
         asyncio.run(drop_pg_database(name))
 
 
-def servers(database: str, redis: Redis, n: int) -> list[Server]:
+def servers(database: str, redis: Redis, n: int, **settings: str) -> list[Server]:
+    """`n` processes on `database` and `redis`; `settings` as environment variables."""
     env = {
         **os.environ,
         "DATABASE_URL": database,
         "REDIS_URL": redis.url,
         "LEASE_SECONDS": str(LEASE),
         "MAX_MESSAGES_PER_SECOND": "1000",
+        **settings,
     }
     out = [Server(env, free_port()) for _ in range(n)]
     for s in out:
@@ -392,4 +399,66 @@ def test_redis_restarted_mid_game_rooms_resync_and_go_on(stack: tuple[str, Redis
         assert assert_all_acked_logged(database, code, seats) > 3
     finally:
         for p in procs:
+            p.stop()
+
+
+@contextlib.contextmanager
+def knock(
+    server: Server, code: str, ticket: dict[str, Any]
+) -> Iterator[tuple[ClientConnection, Any]]:
+    """A tab's socket to `server`, authenticated, and the first thing it is told."""
+    with connect(f"ws://{hostport(server)}/ws/rooms/{code}") as ws:
+        with contextlib.suppress(ConnectionClosed):  # a refusal may come before the token
+            ws.send(json.dumps({"auth": ticket["token"]}))
+        yield ws, json.loads(ws.recv(timeout=10))
+
+
+def refused(server: Server, code: str, ticket: dict[str, Any]) -> str:
+    """Why a socket to `server` is refused for too many sockets."""
+    with knock(server, code, ticket) as (ws, msg):
+        assert msg.get("error", {}).get("code") == "too_many_sockets", msg
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+    return str(msg["error"]["message"])
+
+
+def test_socket_caps_count_every_process_and_forget_a_killed_one_within_the_lease(
+    stack: tuple[str, Redis],
+) -> None:
+    """Every test client is 127.0.0.1: one address, at most 4 sockets, and 2 a seat."""
+    database, redis = stack
+    a, b = servers(database, redis, 2, MAX_SOCKETS_PER_SEAT="2", MAX_SOCKETS_PER_ADDRESS="4")
+    try:
+        code, (ann, bob, cy) = open_bigtwo(b)  # b owns the room: a only holds sockets
+        with contextlib.ExitStack() as tabs:
+
+            def opened(server: Server, ticket: dict[str, Any]) -> None:
+                _ws, msg = tabs.enter_context(knock(server, code, ticket))
+                assert "view" in msg, msg
+
+            opened(a, ann)
+            opened(a, ann)
+            # Ann's two tabs on a fill her seat's places on b too
+            assert "this seat has too many open sockets (at most 2)" in refused(b, code, ann)
+            opened(b, bob)
+            opened(a, cy)
+            # and the address's four sockets, three of them on a, fill a's places
+            assert "from your address (at most 4)" in refused(a, code, bob)
+            killed = time.monotonic()
+            a.kill()  # SIGKILL: a removes nothing from Redis
+            refusals = 0
+            while True:
+                with knock(b, code, ann) as (_ws, msg):
+                    if "view" in msg:
+                        break
+                assert msg["error"]["code"] == "too_many_sockets", msg
+                refusals += 1
+                assert time.monotonic() - killed < LEASE + 1, "a's sockets outlived the lease"
+                time.sleep(0.05)
+        took = time.monotonic() - killed
+        assert refusals > 0, "a's sockets stopped counting before the lease ran out"
+        print(f"\na killed process's sockets stopped counting {took:.2f} s after kill -9")
+    finally:
+        for p in (a, b):
             p.stop()
