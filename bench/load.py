@@ -406,7 +406,7 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
         batch = args.server in ("batched", "before", "owner", "spread")
         ports = [int(x) for x in args.ports.split(",")] if args.ports else [args.port]
         spread = args.server == "spread"
-        legacy = args.server == "before"
+        legacy = args.server == "before" and args.before_url_token
         rooms = await _setup_real(base, ports, args.rooms, args.game, batch, spread, legacy)
     setup_s = time.perf_counter() - t_setup
     stats = rooms[0].stats
@@ -576,6 +576,7 @@ def _run_client(
         "--server-pids", ",".join(map(str, pids or [pid])),
         "--duration", str(args.duration), "--warmup", str(args.warmup), "--game", args.game,
         *(["--callgrind"] if args.callgrind else []),
+        *(["--before-url-token"] if args.before_url_token else []),
     ]  # fmt: skip
     slack = 3600 if args.callgrind else 300  # under valgrind, setting up rooms takes minutes
     out = subprocess.run(
@@ -749,6 +750,12 @@ def main() -> None:
         default="",
         help="a git revision: the server kind `before` is the card room as it stood "
         "there (batched), for a before/after comparison in one run",
+    )
+    ap.add_argument(
+        "--before-url-token",
+        action="store_true",
+        help="the `before` revision predates first-message auth: its sockets take "
+        "the seat token in the URL (e.g. cec2dd9)",
     )
     ap.add_argument("--json", default="", help="also write the results here")
     ap.add_argument(
