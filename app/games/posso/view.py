@@ -83,6 +83,7 @@ def _cut(s: PossoState) -> dict[str, Any] | None:
             "dealer": s.dealer,
             "deck": len(s.stack),
             "target": flow.deal_target(s),
+            "moot": flow.cut_moot(s),
         }
     if s.cut is None:
         return None

@@ -72,8 +72,11 @@ export function render(ctx) {
     if (ask) mineAsk = possoPanel(ctx);
     else center.append(possoPanel(ctx));
   }
-  if (g.phase === "cut" && g.dealer === me && !ctx.readonly) mineAsk = cutPanel(ctx);
-  else if (g.phase === "cut" || (g.cut && !g.cut.due && ui.cutShown !== `${g.hand_no}`)) center.append(cutPanel(ctx));
+  // A moot cut (a hit could change nothing, e.g. in hand 1) asks nobody: the
+  // server deals at once, so there is neither a prompt nor a result to show.
+  const moot = !!g.cut?.moot;
+  if (g.phase === "cut" && !moot && g.dealer === me && !ctx.readonly) mineAsk = cutPanel(ctx);
+  else if (!moot && (g.phase === "cut" || (g.cut && !g.cut.due && ui.cutShown !== `${g.hand_no}`))) center.append(cutPanel(ctx));
   center.append(meldsArea(ctx, { mine, down, picked }));
   parts.push(center);
 
@@ -98,7 +101,7 @@ export function render(ctx) {
       }
       if (has("discard")) buttons.push(btn("Discard", () => send(ctx, { type: "discard", card: picked[0] }), { disabled: picked.length !== 1, key: "discard", primary: picked.length === 1 && !ui.staged.length }));
       hint = playHint(ctx, { down, picked });
-    } else if (g.phase === "cut" && g.dealer === me) {
+    } else if (g.phase === "cut" && g.dealer === me && !g.cut?.moot) {
       hint = "You are the dealer: cut the deck.";
     }
     const staging = !down && ui.staged.length ? stagingArea(ctx) : null;
@@ -138,6 +141,7 @@ function promptText(ctx) {
   const name = (s) => ctx.name(s);
   switch (g.phase) {
     case "cut":
+      if (g.cut?.moot) return "Dealing";
       return g.dealer === me ? "Your cut" : `${name(g.dealer)} is cutting`;
     case "posso_window":
       return g.posso?.waiting?.includes(me) ? "Posso?" : "Posso window";
@@ -210,8 +214,10 @@ export function describe(e, ctx) {
   const who = ctx.name(e.seat);
   switch (e.type) {
     case "cut_due":
+      if (e.moot) return null; // the cut event that follows says it
       return { text: `Hand ${e.hand}: ${e.dealer === ctx.me ? "you cut" : `${ctx.name(e.dealer)} cuts`} (the deal needs ${e.target} or ${e.target + 1} cards).`, cls: "sys" };
     case "cut":
+      if (e.moot) return { text: `Hand ${e.hand}: no cut, as a hit could not change ${e.seat === ctx.me ? "your" : `${ctx.seatName(e.seat)}'s`} score.`, cls: "sys" };
       return { text: e.count === null ? `${who} missed the cut (time ran out).` : `${who} cut ${e.count} (needed ${e.target} or ${e.target + 1}): ${e.hit ? "a hit!" : "a miss."}${e.effect ? ` Score ${e.effect.before} → ${e.effect.after}.` : ""}`, cls: e.hit ? "big" : "" };
     case "dealt":
       return { text: `Hand ${e.hand}: you were dealt ${e.cards.length} cards.`, cls: "sys" };

@@ -169,10 +169,14 @@ def drive(
         if POSSO.is_over(state):
             return state, step
         acting = POSSO.to_act(state)
-        assert acting, "someone always acts in Posso until the end"
-        if POSSO.timer(state) is not None and rng.random() < 0.08:
-            seat: int | None = None
-            action: dict[str, Any] = {"type": "timeout"}
+        moot = POSSO.timer(state) == "cut_moot"
+        assert acting or moot, "someone acts in Posso until the end, but for a moot cut"
+        if moot and rng.random() < 0.3:  # as in a log written before moot cuts
+            seat: int | None = state.dealer
+            action: dict[str, Any] = {"type": "cut", "at": rng.random()}
+        elif moot or (POSSO.timer(state) is not None and rng.random() < 0.08):
+            seat = None
+            action = {"type": "timeout"}
         else:
             seat = rng.choice(sorted(acting))
             legal = POSSO.legal_actions(state, seat)
@@ -180,7 +184,7 @@ def drive(
             action = pick(rng, legal)
         before = copy.deepcopy(state) if step % 13 == 0 else None
         if before is not None:
-            idle = [s for s in range(seats) if s not in acting]
+            idle = [s for s in range(seats) if s not in acting and s != seat]
             wrong = [(rng.choice(idle), action)] if idle and seat is not None else []
             junk = [j for j in JUNK_ACTIONS if seat is not None or j.get("type") != "timeout"]
             for who, bad in [*((seat, j) for j in junk), *wrong]:
