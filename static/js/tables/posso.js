@@ -13,7 +13,7 @@ import {
   myArea,
 } from "./common.js";
 import { possoPanel, cutPanel, lastHandPanel } from "./posso-panels.js";
-import { meldsArea, stage, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
+import { meldsArea, stage, stageable, meldKinds, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
 import { isWild } from "./posso-runs.js";
 
 export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
@@ -93,8 +93,12 @@ export function render(ctx) {
       hint = g.dead_card ? "The pile is dead after that Posso: draw from the stack." : "Start your turn: draw from the stack or take the pile card.";
     } else if (mine && g.phase === "play") {
       if (!down) {
-        buttons.push(btn("Make set", () => stage(ctx, "set"), { disabled: picked.length < 2, key: "make-set" }));
-        buttons.push(btn("Make run", () => stage(ctx, "run"), { disabled: picked.length < 2, key: "make-run" }));
+        // Only the melds the engine lists for this hand can be staged.
+        for (const kind of meldKinds(g)) {
+          const can = stageable(ctx, kind, picked);
+          const reason = picked.length ? can.reason : `pick the cards for a ${kind} first`;
+          buttons.push(btn(`Make ${kind}`, () => stage(ctx, kind), { disabled: !can.ok, key: `make-${kind}`, ready: can.ok, title: can.ok ? null : reason.charAt(0).toUpperCase() + reason.slice(1) }));
+        }
         const ready = ui.staged.length === (g.requirement?.melds?.length || 0);
         buttons.push(btn(g.requirement?.all_cards ? "Go down and out" : "Go down", () => goDown(ctx), { primary: ready, disabled: !ui.staged.length, key: "go-down" }));
         if (has("go_down")) buttons.push(btn("Arrange for me", () => suggest(ctx), { key: "suggest", title: "Lay out one arrangement that meets the requirement" }));

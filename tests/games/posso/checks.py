@@ -206,8 +206,11 @@ def drive(
     raise AssertionError(f"game did not end within {max_steps} steps")
 
 
-def positions(seed: int, seats: int, wanted: int) -> list[tuple[PossoState, int]]:
-    """Turns of seats that have gone down, from random games that go down keenly."""
+def positions(
+    seed: int, seats: int, wanted: int, *, down: bool = True
+) -> list[tuple[PossoState, int]]:
+    """Turns of seats that have gone down (with `down` false: that may go down,
+    after drawing), from random games that go down keenly."""
     rng = random.Random(seed)
     found: list[tuple[PossoState, int]] = []
     state = POSSO.new_game(seats, {"cutting": "off", "start_hand": rng.randint(1, 9)}, seed)
@@ -215,7 +218,7 @@ def positions(seed: int, seats: int, wanted: int) -> list[tuple[PossoState, int]
         if POSSO.is_over(state) or len(found) >= wanted:
             break
         seat = min(POSSO.to_act(state))
-        if state.phase == PLAY and state.down[seat] and state.melds:
+        if state.phase == PLAY and state.down[seat] == down and (state.melds or not down):
             found.append((state, seat))
         state, _ = POSSO.apply(state, seat, pick(rng, POSSO.legal_actions(state, seat)))
     return found
