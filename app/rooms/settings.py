@@ -35,11 +35,17 @@ class RoomSettings(BaseModel):
 
     def timer_seconds(self, kind: str) -> float:
         """How long the engine's named timer runs; unknown kinds get a safe default."""
+        if kind in _NO_WAIT:
+            return 0.0
         value = getattr(self, kind, None) if kind in _GAME_TIMERS else None
         return float(value) if isinstance(value, (int, float)) else 10.0
 
 
 _GAME_TIMERS = frozenset({"posso_window", "posso_answer", "cut"})
+#: waits for a decision that can change nothing (Posso's cut when a hit would
+#: leave the dealer's total as it is): the timeout is applied at once, and
+#: logged like any other, rather than holding the table up
+_NO_WAIT = frozenset({"cut_moot"})
 
 
 def parse_settings(raw: Any, base: RoomSettings | None = None) -> RoomSettings:

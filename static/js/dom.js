@@ -55,6 +55,29 @@ export function svg(tag, attrs = {}, ...children) {
   return el;
 }
 
+// Keyboard focus across redraws: a table is drawn afresh for every view, so
+// the element with the focus is found again by its data-key (or id).
+
+/** What has the keyboard focus, as a data-key or "#id" (null: nothing). */
+export function rememberFocus() {
+  const a = document.activeElement;
+  if (!a || a === document.body) return null;
+  return a.dataset?.key || (a.id ? `#${a.id}` : null);
+}
+
+/**
+ * Give the focus back to the element that now stands for `key`. When a move
+ * took that control away (the Discard button once the turn has passed), the
+ * focus goes to `fallback` (the table) rather than to the page's top, so the
+ * next Tab continues on the table.
+ */
+export function restoreFocus(key, fallback = null) {
+  if (!key) return;
+  const el = key.startsWith("#") ? document.getElementById(key.slice(1)) : document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  const target = el && !el.disabled ? el : fallback;
+  if (target && target !== document.activeElement) target.focus({ preventScroll: true });
+}
+
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 

@@ -2,7 +2,7 @@
 // hands the felt to the table module of the room's game. Table modules are
 // plain functions of a context object; they keep their own UI state (picked
 // cards, melds being arranged) in ctx.ui, which survives new views.
-import { h, mount, toast, $ } from "./dom.js";
+import { h, mount, toast, $, rememberFocus, restoreFocus } from "./dom.js";
 import { seatFor, forgetSeat, pref, setPref } from "./api.js";
 import { RoomSocket } from "./net.js";
 import { showJoin, lobbyPanel, seatsPanel, loadGames, claimSeat } from "./lobby.js";
@@ -327,7 +327,8 @@ class RoomPage {
   /** The table layout: felt on the left (or top), side panel with tabs. */
   renderShell() {
     if (!this.shell || !this.app.contains(this.shell.root)) {
-      const felt = h("section.felt", { "aria-label": "Card table" });
+      // tabindex -1: the focus can rest on the table itself (see restoreFocus)
+      const felt = h("section.felt", { id: "felt", "aria-label": "Card table", tabindex: -1 });
       const tabs = h("div.tabs", { role: "tablist" });
       const body = h("div.tabbody");
       const side = h("aside.side", tabs, body);
@@ -355,7 +356,7 @@ class RoomPage {
     const felt = this.shell.felt;
     felt.className = `felt game-${this.view.room.game} ${this.view.room.status}`;
     mount(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
-    restoreFocus(focus);
+    restoreFocus(focus, felt);
     requestAnimationFrame(() => updateMoreCue(felt));
   }
 
@@ -462,17 +463,5 @@ function setStatusBanner(text) {
   el.textContent = text || "";
 }
 
-// Keep keyboard focus across re-renders: elements carry data-key.
-function rememberFocus() {
-  const a = document.activeElement;
-  if (!a || a === document.body) return null;
-  return a.dataset?.key || (a.id ? `#${a.id}` : null);
-}
-
-function restoreFocus(key) {
-  if (!key) return;
-  const el = key.startsWith("#") ? document.getElementById(key.slice(1)) : document.querySelector(`[data-key="${CSS.escape(key)}"]`);
-  if (el && el !== document.activeElement) el.focus({ preventScroll: true });
-}
 
 export { seatsPanel };

@@ -66,7 +66,8 @@ export function normalizeSheet(data, names) {
 
 /**
  * A hand's cut in words: "Ann cut 48 (needed 48 or 49): a hit, 120 → 0",
- * "Ann did not cut in time: a miss". `dealer` names the cutter when the cut
+ * "Ann did not cut in time: a miss", "no cut: it could not change Ann's
+ * score" (a moot cut, which nobody was asked to make). `dealer` names the cutter when the cut
  * does not say (the engine's rows leave it to the row's dealer).
  */
 export function cutText(cut, names, dealer = null) {
@@ -77,6 +78,7 @@ export function cutText(cut, names, dealer = null) {
   const took = cut.count ?? cut.cut ?? cut.cards ?? null;
   const target = cut.target ?? cut.needed ?? null;
   const hit = cut.hit === true || cut.result === "hit";
+  if (cut.moot) return `no cut: it could not change ${who}'s score`;
   if (took === null || took === undefined) return `${who} did not cut in time: a miss`;
   const needed = typeof target === "number" ? ` (needed ${target} or ${target + 1})` : Array.isArray(target) ? ` (needed ${target.join(" or ")})` : "";
   let text = `${who} cut ${took}${needed}: ${hit ? "a hit" : "a miss"}`;

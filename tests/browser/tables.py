@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 # Mounts `window.draw(spec)`: spec = {game, view, legal, names, seat, height}.
+# Like the room (static/js/room.js), every drawing keeps the keyboard focus on
+# the element with the same data-key, so keyboard tests see what a player does.
 HARNESS = """async () => {
-  const { h, mount } = await import("/js/dom.js");
+  const { h, mount, rememberFocus, restoreFocus } = await import("/js/dom.js");
   window.acted = [];
   window.refuse = null;
   window.draw = async (spec) => {
@@ -19,10 +21,11 @@ HARNESS = """async () => {
     const seats = spec.names.map((n) => ({ name: n, connected: true, bot: false }));
     const room = { code: "TEST", game: spec.game, title: spec.game, seats, status: "playing" };
     const ui = { selected: [], sort: "suit" };
-    const felt = h("section.felt", { "aria-label": "Card table" });
+    const felt = h("section.felt", { id: "felt", "aria-label": "Card table", tabindex: -1 });
     const side = h("aside.side", h("div.tabs"), h("div.tabbody"));
     const root = h("div.room", felt, side);
     document.body.dataset.room = "playing";
+    const focus = rememberFocus();
     mount(document.getElementById("app"), root);
     const ctx = {
       room, you: { seat: spec.seat, host: false }, me: spec.seat,
@@ -40,12 +43,17 @@ HARNESS = """async () => {
         return Promise.resolve({});
       },
       cmd: () => Promise.resolve({}),
-      rerender: () => mount(felt, table.render(ctx)),
+      rerender: () => {
+        const kept = rememberFocus();
+        mount(felt, table.render(ctx));
+        restoreFocus(kept, felt);
+      },
       setSort: (by) => { ui.sort = by; ctx.rerender(); },
     };
     window.ctx = ctx;
     window.table = table;
     ctx.rerender();
+    restoreFocus(focus, felt);
     const { updateMoreCue } = await import("/js/cue.js");
     felt.addEventListener("scroll", () => updateMoreCue(felt));
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));

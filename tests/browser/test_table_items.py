@@ -23,6 +23,7 @@ from tests.browser.conftest import Pages, shoot
 from tests.browser.tables import HARNESS, draw, open_table
 from tests.games.harness import play_random
 from tests.games.posso.checks import pick, positions
+from tests.games.posso.oracle import layable, meld_picks
 
 pytestmark = pytest.mark.browser
 
@@ -115,33 +116,100 @@ def test_the_runs_from_the_report_offer_no_illegal_end(pages: Pages, size: str) 
     shoot(page, f"issue21-1-report-runs-{size}")
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_going_down_with_a_bad_set_shows_the_engines_plain_reason(pages: Pages, size: str) -> None:
-    state = next(s for s, _ in [(POSSO.new_game(3, {"cutting": "off"}, 5), 0)] if s.phase)
+def arranging_position(hand: list[str]) -> tuple[PossoState, int]:
+    """Hand 1, after drawing, not yet down, holding `hand`."""
+    state = POSSO.new_game(3, {"cutting": "off"}, 5)
     rng = random.Random(5)
     while not (state.phase == PLAY and not state.down[state.turn_seat]):
         seat = min(POSSO.to_act(state))
         state, _ = POSSO.apply(state, seat, pick(rng, POSSO.legal_actions(state, seat)))
     seat = state.turn_seat
     state = copy.deepcopy(state)
-    state.hands[seat] = ["3C", "5C", "9H", "9D", "KS", "QH", "4D", "6S"]
-    bad = {"type": "go_down", "melds": [{"kind": "set", "cards": ["3C", "5C"]}]}
-    with pytest.raises(IllegalAction) as refusal:
-        POSSO.apply(state, seat, bad)
+    state.hands[seat] = list(hand)
+    return state, seat
+
+
+def pick_cards(page: Any, codes: list[str]) -> None:
+    """Click the hand's cards for `codes` (copies: the first, then the next)."""
+    seen: dict[str, int] = {}
+    for code in codes:
+        n = seen.get(code, 0)
+        seen[code] = n + 1
+        page.click(f'.hand [data-key="hand:{code}#{n}"]', position={"x": 6, "y": 24})
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_only_real_melds_can_be_staged_and_the_reason_is_plain(pages: Pages, size: str) -> None:
+    state, seat = arranging_position(["3C", "5C", "9H", "9D", "KS", "QH", "4D", "2C"])
     page = open_table(pages, phone=size == "phone")
     draw_posso(page, state, seat)
-    page.click('.hand button.card[data-code="3C"]')
-    page.click('.hand button.card[data-code="5C"]')
-    page.click("[data-key=make-set]")
+    assert page.locator("[data-key=make-run]").count() == 0  # hand 1 lays no runs
+    make_set = page.locator("[data-key=make-set]")
+    # 3♣ with 5♣ is no set: the button stays off and says why
+    pick_cards(page, ["3C", "5C"])
+    assert make_set.is_disabled() and make_set.get_attribute("data-ready") == "false"
+    assert "one rank" in str(make_set.get_attribute("title"))
+    hint = page.locator(".actmsg").inner_text()
+    assert "3♣ 5♣ make no meld" in hint and "a set needs cards of one rank" in hint
+    shoot(page, f"issue21-1-no-set-{size}")
+    page.click("[data-key=clear]")
+    # two nines are a set in the making: one card short
+    pick_cards(page, ["9H", "9D"])
+    assert make_set.is_disabled()
+    assert "too few cards" in page.locator(".actmsg").inner_text()
+    pick_cards(page, ["2C"])  # a wild makes it a set of 3
+    assert make_set.is_enabled() and make_set.get_attribute("data-ready") == "true"
+    make_set.click()
+    assert page.locator(".staging .meld.staged").count() == 1
+    assert "Set of 3" in page.locator(".staging").inner_text()
+    # Going down with one set of two: the engine's own words say what is missing.
+    laid = {"type": "go_down", "melds": [{"kind": "set", "cards": ["9H", "9D", "2C"]}]}
+    with pytest.raises(IllegalAction) as refusal:
+        POSSO.apply(state, seat, laid)
     page.evaluate("(m) => { window.refuse = m; }", refusal.value.message)
     page.click("[data-key=go-down]")
-    assert page.evaluate("() => window.acted.at(-1)") == bad
+    assert page.evaluate("() => window.acted.at(-1)") == laid
     msg = page.locator(".actmsg.error")
     msg.wait_for()
-    text = msg.inner_text()
-    assert "3♣ 5♣ is not a set" in text and "ranks differ" in text
-    assert refusal.value.code == "bad_set"
-    shoot(page, f"issue21-1-bad-set-{size}")
+    assert "hand 1 asks for exactly two threes of a kind" in msg.inner_text()
+    shoot(page, f"issue21-1-staged-set-{size}")
+
+
+STAGEABLE = """async (picks) => {
+  const { stageable } = await import('/js/tables/posso-melds.js');
+  return picks.map((codes) => ['set', 'run'].map((kind) => stageable(window.ctx, kind, codes).ok));
+}"""
+
+
+def test_posso_stages_exactly_the_melds_the_engine_would_lay(pages: Pages) -> None:
+    """Over random positions and picks, the table's Make set / Make run agree
+    with the engine itself (`new_meld` and the hand's sizes)."""
+    page = open_table(pages)
+    seed = 2100
+    rng = random.Random(seed)
+    checked = valid = 0
+    for game_seed in range(seed, seed + 4):
+        for state, seat in positions(game_seed, 3 + game_seed % 2, 5, down=False):
+            draw_posso(page, state, seat)
+            picks = meld_picks(rng, state.hands[seat], state.hand_no)
+            shown = page.evaluate(STAGEABLE, picks)
+            for picked, oks in zip(picks, shown, strict=True):
+                for kind, ok in zip(("set", "run"), oks, strict=True):
+                    want = layable(kind, picked, state.hand_no)
+                    assert ok == want, (
+                        f"seed {seed}, game {game_seed}, hand {state.hand_no}: {kind} of "
+                        f"{picked} from {sorted(state.hands[seat])} offered={ok}"
+                    )
+                    valid += want
+            checked += 1
+    assert checked >= 12 and valid >= 30, (checked, valid)
+    # The buttons are what the page offers: a valid pick lights its button.
+    good = next(
+        (kind, p) for p in picks for kind in ("set", "run") if layable(kind, p, state.hand_no)
+    )
+    draw_posso(page, state, seat)
+    pick_cards(page, good[1])
+    assert page.locator(f"[data-key=make-{good[0]}]").get_attribute("data-ready") == "true"
 
 
 def sheet_rows() -> list[dict[str, Any]]:

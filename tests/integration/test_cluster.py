@@ -362,7 +362,15 @@ def test_an_owner_paused_past_its_lease_writes_nothing_more_and_steps_down(
         assert new_owner is not None, "the other process took the room"
         for s in (seats[0], seats[2]):
             s.connect(other)
-        play([seats[0], seats[2]], lambda: len(logged(database, code)) > before + 1, rng)
+        # Bob opens a second tab on the other process: the turn may be his, and
+        # his first socket waits on the paused owner (without it the table waited
+        # out the 600 s grace whenever the pause fell on Bob's turn)
+        bob_tab = Seat(seats[1].ticket)
+        bob_tab.public = set(seats[1].public)
+        bob_tab.connect(other)
+        on_other = [seats[0], bob_tab, seats[2]]
+        play(on_other, lambda: len(logged(database, code)) > before + 1, rng)
+        bob_tab.drop()
         owner.proc.send_signal(signal.SIGCONT)
         # the old owner finds its lease gone and steps down: Bob is sent away
         deadline = time.monotonic() + 10
@@ -374,6 +382,8 @@ def test_an_owner_paused_past_its_lease_writes_nothing_more_and_steps_down(
                 closed = True
         assert closed, "the old owner kept serving the room"
         assert owner_port(database, redis, code) == new_owner
+        seats[1].drop()
+        seats[1].acked += bob_tab.acked  # after the first tab's, as they were logged
         seats[1].connect(other)
         play(seats, lambda: finished(seats[0]), rng)
         assert assert_all_acked_logged(database, code, seats) > 2

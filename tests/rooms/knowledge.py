@@ -112,7 +112,14 @@ def parts(msg: dict[str, Any]) -> list[tuple[str, Any]]:
             (f"legal[{i}]", a) for i, a in enumerate(view.get("legal") or [])
         ]
         game = view.get("game") or {}
-        out.extend((f"game.{k}", v) for k, v in game.items())
+        out.extend((f"game.{k}", v) for k, v in game.items() if k != "meld_options")
+        # Posso's melds one may stage: each on its own, as one card of the
+        # hand may stand in several (a set of its rank and runs of its suit)
+        options = game.get("meld_options") or {}
+        out.append(("game.meld_options.wilds", options.get("wilds")))
+        out.extend(
+            (f"game.meld_options.melds[{i}]", m) for i, m in enumerate(options.get("melds") or [])
+        )
         return out
     return [("reply", msg)]
 

@@ -215,21 +215,24 @@ async def test_an_append_with_no_answer_and_no_way_to_read_the_log_is_settled_la
 async def test_a_wait_resumes_with_the_time_it_had_left_after_a_restart() -> None:
     posso = GAMES["posso"]
     records = MemoryRecords()
-    settings = {**POSSO_FAST, "cut": 30, "turn_timer": 40}
+    settings = {**POSSO_FAST, "posso_window": 15, "turn_timer": 40}
     manager = RoomManager(records, {"posso": posso})
-    room, ann_p, _ = await manager.create("posso", {"start_hand": 2}, "Ann", settings)
+    # no cut: the deal's upturn opens a Posso window at once (two players: the
+    # phantom turns a card the dealer may call)
+    options = {"start_hand": 2, "cutting": "off"}
+    room, ann_p, _ = await manager.create("posso", options, "Ann", settings)
     await room.join("Bob")
     ann = await attach(room, ann_p, Recorder())
     await room.handle(ann, 1, "cmd", {"type": "start"})
     timer = room._timer_json()
-    assert timer is not None and timer["kind"] == "cut"
+    assert timer is not None and timer["kind"] == "posso_window"
     deadline = timer["deadline_ms"]
     await manager.shutdown()
     records.games[1].last_at = time.time() - 10  # the server was down for ten seconds
     again = await restart(records, room.code, {"posso": posso})
     resumed = again._timer_json()
-    assert resumed is not None and resumed["kind"] == "cut"
-    assert 19_000 < resumed["ms_left"] <= 20_500, resumed
+    assert resumed is not None and resumed["kind"] == "posso_window"
+    assert 4_000 < resumed["ms_left"] <= 5_500, resumed
     assert resumed["deadline_ms"] < deadline
     await again.shutdown()
 

@@ -125,6 +125,8 @@ def go_down(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) ->
     # Each meld is judged on its own first, so "3♣ 5♣ is not a set" is said
     # before any complaint about how many melds of which size the hand needs.
     melds = [new_meld("", seat, k, cards) for k, cards in parsed]
+    for kind, cards in parsed:
+        _check_size(s.hand_no, kind, cards)
     shapes = sorted((k, len(c)) for k, c in parsed)
     if req.all_cards:
         fits = len(parsed) == len(req.melds) and all(k == RUN and len(c) >= 5 for k, c in parsed)
@@ -153,6 +155,25 @@ def go_down(s: PossoState, seat: int, a: dict[str, Any], events: list[Event]) ->
     events.append(event("went_down", seat=seat, melds=[m.as_json() for m in laid]))
     if not hand:
         flow.end_hand(s, seat, events)
+
+
+def _check_size(hand_no: int, kind: str, cards: list[str]) -> None:
+    """Refuse a meld of a size the hand never lays, saying so of that meld
+    ("too few cards") before any complaint about the arrangement as a whole."""
+    req = REQUIREMENTS[hand_no]
+    sizes = req.sizes(kind)
+    if len(cards) in sizes:
+        return
+    what = f"{cards_text(cards)} is a {kind} of {len(cards)}"
+    if not sizes:
+        raise IllegalAction(
+            "wrong_melds", f"{what}, but hand {hand_no} lays no {kind}s: it asks for {req.text}"
+        )
+    need = f"{sizes[0]} or more" if req.all_cards else " or ".join(str(n) for n in sizes)
+    few = "few" if len(cards) < sizes[0] else "many"
+    raise IllegalAction(
+        "wrong_melds", f"{what}: too {few} cards, as hand {hand_no}'s {kind}s have {need}"
+    )
 
 
 def _meld(s: PossoState, mid: object) -> int:

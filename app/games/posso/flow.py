@@ -66,17 +66,37 @@ def start_hand(s: PossoState, events: list[Event], deck: list[str] | None = None
                 dealer=s.dealer,
                 deck=len(s.stack),
                 target=deal_target(s),
+                moot=cut_moot(s),
             )
         )
         return
     deal(s, events)
 
 
+def total_after_hit(s: PossoState) -> int:
+    """The dealer's running total if the cut due now hits: the leader's total
+    (`to_lead`; never a gain for a dealer who leads already) or 0 (`to_win`)."""
+    return min(s.totals) if s.options.cutting == "to_lead" else 0
+
+
+def cut_moot(s: PossoState) -> bool:
+    """Whether the cut due now can change nothing, hit or miss: a hit would
+    leave the dealer's total as it is (in the first hand every total is 0).
+    Nobody is asked to make such a cut; the room lets its wait run out at
+    once (docs/games/posso.md, Cutting)."""
+    return s.phase == CUT and total_after_hit(s) == s.totals[s.dealer]
+
+
 def cut(s: PossoState, at: float | None, events: list[Event]) -> None:
-    """The dealer's blind cut; `at` None is a cut that timed out (a miss)."""
+    """The dealer's blind cut; `at` None is a cut that timed out (a miss).  A
+    moot cut that ran out is marked `moot` so the sheet need not call it a
+    miss; a cut the dealer made is recorded as made, moot or not, so logs
+    written before moot cuts were passed over replay to the same rows."""
     size = len(s.stack)
     target = deal_target(s)
     record: dict[str, Any] = {"at": at, "count": None, "target": target, "hit": False}
+    if at is None and cut_moot(s):
+        record["moot"] = True
     if at is not None:
         jitter = rng_for(s.seed, "cut", s.hand_no).randint(-2, 2)
         count = min(size, max(0, round(at * size) + jitter))
@@ -85,7 +105,7 @@ def cut(s: PossoState, at: float | None, events: list[Event]) -> None:
     effect = None
     if record["hit"]:
         before = s.totals[s.dealer]
-        after = min(before, min(s.totals)) if s.options.cutting == "to_lead" else 0
+        after = total_after_hit(s)
         s.totals[s.dealer] = after
         effect = {"seat": s.dealer, "before": before, "after": after}
     record["effect"] = effect

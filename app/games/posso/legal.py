@@ -13,11 +13,15 @@ from app.games.posso.model import ANSWER, CUT, DRAW, PLAY, WINDOW, PossoState
 from app.games.posso.rules import HIGHEST, LOWEST, SET, is_wild, natural, value
 
 CUT_SPOTS = (0.1, 0.3, 0.5, 0.7, 0.9)
+#: the timer of a cut that can change nothing (`flow.cut_moot`): nobody is
+#: asked to make it, and the room gives it no time, so its timeout (a miss)
+#: comes at once.  The dealer's own `cut` is still accepted, as old logs hold.
+CUT_MOOT = "cut_moot"
 
 
 def to_act(s: PossoState) -> set[int]:
     if s.phase == CUT:
-        return {s.dealer}
+        return set() if flow.cut_moot(s) else {s.dealer}
     if s.phase == WINDOW:
         return set(s.eligible) - set(s.answered)
     if s.phase in (ANSWER, DRAW, PLAY):
@@ -26,7 +30,9 @@ def to_act(s: PossoState) -> set[int]:
 
 
 def timer(s: PossoState) -> str | None:
-    return s.phase if s.phase in (WINDOW, ANSWER, CUT) else None
+    if s.phase == CUT:
+        return CUT_MOOT if flow.cut_moot(s) else CUT
+    return s.phase if s.phase in (WINDOW, ANSWER) else None
 
 
 def cut_aim(s: PossoState) -> float:

@@ -82,6 +82,15 @@ class Requirement:
     def sets(self) -> list[int]:
         return [n for k, n in self.melds if k == SET]
 
+    def sizes(self, kind: str) -> tuple[int, ...]:
+        """The sizes a meld of `kind` may have when laid to go down this hand,
+        smallest first; none when the hand lays no such meld.  The last hand's
+        runs are minimums: any length from there up to a full run."""
+        wanted = sorted({n for k, n in self.melds if k == kind})
+        if self.all_cards and wanted:
+            return tuple(range(wanted[0], FULL_RUN + 1))
+        return tuple(wanted)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "hand": self.hand,

@@ -8,8 +8,9 @@ from typing import Any
 
 from app.games.posso import flow
 from app.games.posso.legal import timer, to_act
-from app.games.posso.model import ANSWER, CUT, OVER, WINDOW, PossoState
+from app.games.posso.model import ANSWER, CUT, OVER, PLAY, WINDOW, PossoState
 from app.games.posso.rules import REQUIREMENTS
+from app.games.posso.staging import meld_options
 
 
 def view(s: PossoState, seat: int | None) -> dict[str, Any]:
@@ -56,9 +57,18 @@ def view(s: PossoState, seat: int | None) -> dict[str, Any]:
     }
     if seat is not None:
         out["hand"] = list(s.hands[seat])
+        out["meld_options"] = _meld_options(s, seat)
     if over:
         out["hands"] = [list(h) for h in s.hands]
     return out
+
+
+def _meld_options(s: PossoState, seat: int) -> dict[str, Any] | None:
+    """The melds `seat` may stage from its hand, while it may go down (its
+    turn, after drawing, not yet down): the table offers only these."""
+    if s.phase != PLAY or s.turn_seat != seat or s.down[seat]:
+        return None
+    return meld_options(s.hands[seat], s.hand_no)
 
 
 def _posso(s: PossoState) -> dict[str, Any] | None:
@@ -83,6 +93,7 @@ def _cut(s: PossoState) -> dict[str, Any] | None:
             "dealer": s.dealer,
             "deck": len(s.stack),
             "target": flow.deal_target(s),
+            "moot": flow.cut_moot(s),
         }
     if s.cut is None:
         return None

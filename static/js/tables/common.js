@@ -120,7 +120,8 @@ export function opponentsRow(ctx, extraFor = () => null) {
 export function statusBar(ctx, { title, detail, prompt }) {
   const mine = isMyTurn(ctx);
   // Posso's windows and the cut show their countdown on their own panels.
-  const own = ["posso_window", "posso_answer", "cut"].includes(ctx.timer?.kind);
+  // A moot cut's timer has no time: it shows nowhere.
+  const own = ["posso_window", "posso_answer", "cut", "cut_moot"].includes(ctx.timer?.kind);
   const timer = ctx.timer && !own && (ctx.timer.seat === null || ctx.timer.seat === undefined || ctx.timer.seat === ctx.me)
     ? countdown(ctx.timer, TIMER_LABEL[ctx.timer.kind] || "")
     : null;

@@ -3,7 +3,7 @@
 import { h } from "../dom.js";
 import { cardEl, cardsText, cardText, cardName } from "../cards.js";
 import { requirementText } from "../sheet.js";
-import { send, keyed, clearSelection } from "./common.js";
+import { send, keyed, clearSelection, containsAll } from "./common.js";
 import { isWild, arrangeRun } from "./posso-runs.js";
 
 // ---- melds on the table ----
@@ -58,10 +58,43 @@ function meldEl(ctx, m, { canPlayOn, picked }) {
 
 // ---- going down: arranging melds ----
 
+/** The kinds of meld this hand lays ("set", "run"), from its requirement. */
+export function meldKinds(g) {
+  return ["set", "run"].filter((kind) => (g.requirement?.melds || []).some((m) => m.kind === kind));
+}
+
+/**
+ * Do the picked cards make a meld of `kind` the engine would lay this hand?
+ * The engine says, in the view's meld_options: groups of naturals from the
+ * hand, each with the (naturals, wilds) counts a meld may take from it. The
+ * picks make one when a group holds all their naturals and their counts are
+ * listed; the table adds no rule of its own. `reason` says, in words, why not.
+ */
+export function stageable(ctx, kind, codes) {
+  const g = ctx.game;
+  const opts = g.meld_options;
+  if (!opts) return { ok: false, reason: "" };
+  const sizes = (g.requirement?.melds || []).filter((m) => m.kind === kind).map((m) => m.size);
+  if (!sizes.length) return { ok: false, reason: `hand ${g.hand_no} lays no ${kind}s` };
+  const wild = codes.filter((c) => opts.wilds.includes(c));
+  const nat = codes.filter((c) => !opts.wilds.includes(c));
+  const groups = opts.melds.filter((m) => m.kind === kind && containsAll(m.cards, nat));
+  if (groups.some((m) => m.counts.some(([n, w]) => n === nat.length && w === wild.length))) return { ok: true, reason: "" };
+  if (!nat.length) return { ok: false, reason: `a ${kind} needs at least one card that is not wild` };
+  if (!groups.length) {
+    return { ok: false, reason: kind === "set" ? "a set needs cards of one rank, and these ranks differ" : "a run needs cards of one suit in a row (wilds may fill its gaps)" };
+  }
+  const least = Math.min(...sizes);
+  const need = g.requirement?.all_cards ? `${least} or more cards` : `${[...new Set(sizes)].join(" or ")} cards`;
+  if (codes.length < least) return { ok: false, reason: `too few cards: this hand's ${kind}s have ${need}` };
+  if (!g.requirement?.all_cards && codes.length > Math.max(...sizes)) return { ok: false, reason: `too many cards: this hand's ${kind}s have ${need}` };
+  return { ok: false, reason: kind === "set" ? "too many wilds: at most half of a set may be wild" : "these cards cannot stand in a row as one run, at most half of it wild" };
+}
+
 export function stage(ctx, kind) {
   const ui = ctx.ui;
   const keys = [...ui.selected];
-  if (keys.length < 2) return;
+  if (!stageable(ctx, kind, keys.map((k) => k.split("#")[0])).ok) return;
   ui.staged.push({ kind, keys, spare: "high" });
   ui.selected = [];
   ui.error = null;
@@ -134,7 +167,13 @@ export function playHint(ctx, { down, picked }) {
     if (g.requirement?.all_cards) return `Hand ten: go down and out in one with every card (${need}), or discard.`;
     if (ctx.ui.staged.length) return `Arrange ${need}, then Go down — or discard one card to end your turn.`;
     if (picked.length === 1) return "Discard it, or pick more cards to make a meld.";
-    if (picked.length > 1) return "Make a set (same rank) or a run (same suit, in a row); twos and jokers are wild.";
+    if (picked.length > 1) {
+      const kinds = meldKinds(g);
+      const can = kinds.filter((kind) => stageable(ctx, kind, picked).ok);
+      if (can.length) return `${cardsText(picked)}: make ${can.map((k) => `a ${k}`).join(" or ")}.`;
+      const why = kinds.map((kind) => `Not a ${kind}: ${stageable(ctx, kind, picked).reason}.`);
+      return `${cardsText(picked)} make no meld. ${why.join(" ")}`;
+    }
     return `To go down you need ${need}. Pick cards and make melds, or pick one card to discard.`;
   }
   if (picked.length === 1) {

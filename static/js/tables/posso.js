@@ -13,7 +13,7 @@ import {
   myArea,
 } from "./common.js";
 import { possoPanel, cutPanel, lastHandPanel } from "./posso-panels.js";
-import { meldsArea, stage, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
+import { meldsArea, stage, stageable, meldKinds, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
 import { isWild } from "./posso-runs.js";
 
 export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
@@ -72,8 +72,11 @@ export function render(ctx) {
     if (ask) mineAsk = possoPanel(ctx);
     else center.append(possoPanel(ctx));
   }
-  if (g.phase === "cut" && g.dealer === me && !ctx.readonly) mineAsk = cutPanel(ctx);
-  else if (g.phase === "cut" || (g.cut && !g.cut.due && ui.cutShown !== `${g.hand_no}`)) center.append(cutPanel(ctx));
+  // A moot cut (a hit could change nothing, e.g. in hand 1) asks nobody: the
+  // server deals at once, so there is neither a prompt nor a result to show.
+  const moot = !!g.cut?.moot;
+  if (g.phase === "cut" && !moot && g.dealer === me && !ctx.readonly) mineAsk = cutPanel(ctx);
+  else if (!moot && (g.phase === "cut" || (g.cut && !g.cut.due && ui.cutShown !== `${g.hand_no}`))) center.append(cutPanel(ctx));
   center.append(meldsArea(ctx, { mine, down, picked }));
   parts.push(center);
 
@@ -90,15 +93,19 @@ export function render(ctx) {
       hint = g.dead_card ? "The pile is dead after that Posso: draw from the stack." : "Start your turn: draw from the stack or take the pile card.";
     } else if (mine && g.phase === "play") {
       if (!down) {
-        buttons.push(btn("Make set", () => stage(ctx, "set"), { disabled: picked.length < 2, key: "make-set" }));
-        buttons.push(btn("Make run", () => stage(ctx, "run"), { disabled: picked.length < 2, key: "make-run" }));
+        // Only the melds the engine lists for this hand can be staged.
+        for (const kind of meldKinds(g)) {
+          const can = stageable(ctx, kind, picked);
+          const reason = picked.length ? can.reason : `pick the cards for a ${kind} first`;
+          buttons.push(btn(`Make ${kind}`, () => stage(ctx, kind), { disabled: !can.ok, key: `make-${kind}`, ready: can.ok, title: can.ok ? null : reason.charAt(0).toUpperCase() + reason.slice(1) }));
+        }
         const ready = ui.staged.length === (g.requirement?.melds?.length || 0);
         buttons.push(btn(g.requirement?.all_cards ? "Go down and out" : "Go down", () => goDown(ctx), { primary: ready, disabled: !ui.staged.length, key: "go-down" }));
         if (has("go_down")) buttons.push(btn("Arrange for me", () => suggest(ctx), { key: "suggest", title: "Lay out one arrangement that meets the requirement" }));
       }
       if (has("discard")) buttons.push(btn("Discard", () => send(ctx, { type: "discard", card: picked[0] }), { disabled: picked.length !== 1, key: "discard", primary: picked.length === 1 && !ui.staged.length }));
       hint = playHint(ctx, { down, picked });
-    } else if (g.phase === "cut" && g.dealer === me) {
+    } else if (g.phase === "cut" && g.dealer === me && !g.cut?.moot) {
       hint = "You are the dealer: cut the deck.";
     }
     const staging = !down && ui.staged.length ? stagingArea(ctx) : null;
@@ -138,6 +145,7 @@ function promptText(ctx) {
   const name = (s) => ctx.name(s);
   switch (g.phase) {
     case "cut":
+      if (g.cut?.moot) return "Dealing";
       return g.dealer === me ? "Your cut" : `${name(g.dealer)} is cutting`;
     case "posso_window":
       return g.posso?.waiting?.includes(me) ? "Posso?" : "Posso window";
@@ -210,8 +218,10 @@ export function describe(e, ctx) {
   const who = ctx.name(e.seat);
   switch (e.type) {
     case "cut_due":
+      if (e.moot) return null; // the cut event that follows says it
       return { text: `Hand ${e.hand}: ${e.dealer === ctx.me ? "you cut" : `${ctx.name(e.dealer)} cuts`} (the deal needs ${e.target} or ${e.target + 1} cards).`, cls: "sys" };
     case "cut":
+      if (e.moot) return { text: `Hand ${e.hand}: no cut, as a hit could not change ${e.seat === ctx.me ? "your" : `${ctx.seatName(e.seat)}'s`} score.`, cls: "sys" };
       return { text: e.count === null ? `${who} missed the cut (time ran out).` : `${who} cut ${e.count} (needed ${e.target} or ${e.target + 1}): ${e.hit ? "a hit!" : "a miss."}${e.effect ? ` Score ${e.effect.before} → ${e.effect.after}.` : ""}`, cls: e.hit ? "big" : "" };
     case "dealt":
       return { text: `Hand ${e.hand}: you were dealt ${e.cards.length} cards.`, cls: "sys" };

@@ -169,10 +169,14 @@ def drive(
         if POSSO.is_over(state):
             return state, step
         acting = POSSO.to_act(state)
-        assert acting, "someone always acts in Posso until the end"
-        if POSSO.timer(state) is not None and rng.random() < 0.08:
-            seat: int | None = None
-            action: dict[str, Any] = {"type": "timeout"}
+        moot = POSSO.timer(state) == "cut_moot"
+        assert acting or moot, "someone acts in Posso until the end, but for a moot cut"
+        if moot and rng.random() < 0.3:  # as in a log written before moot cuts
+            seat: int | None = state.dealer
+            action: dict[str, Any] = {"type": "cut", "at": rng.random()}
+        elif moot or (POSSO.timer(state) is not None and rng.random() < 0.08):
+            seat = None
+            action = {"type": "timeout"}
         else:
             seat = rng.choice(sorted(acting))
             legal = POSSO.legal_actions(state, seat)
@@ -180,7 +184,7 @@ def drive(
             action = pick(rng, legal)
         before = copy.deepcopy(state) if step % 13 == 0 else None
         if before is not None:
-            idle = [s for s in range(seats) if s not in acting]
+            idle = [s for s in range(seats) if s not in acting and s != seat]
             wrong = [(rng.choice(idle), action)] if idle and seat is not None else []
             junk = [j for j in JUNK_ACTIONS if seat is not None or j.get("type") != "timeout"]
             for who, bad in [*((seat, j) for j in junk), *wrong]:
@@ -202,8 +206,11 @@ def drive(
     raise AssertionError(f"game did not end within {max_steps} steps")
 
 
-def positions(seed: int, seats: int, wanted: int) -> list[tuple[PossoState, int]]:
-    """Turns of seats that have gone down, from random games that go down keenly."""
+def positions(
+    seed: int, seats: int, wanted: int, *, down: bool = True
+) -> list[tuple[PossoState, int]]:
+    """Turns of seats that have gone down (with `down` false: that may go down,
+    after drawing), from random games that go down keenly."""
     rng = random.Random(seed)
     found: list[tuple[PossoState, int]] = []
     state = POSSO.new_game(seats, {"cutting": "off", "start_hand": rng.randint(1, 9)}, seed)
@@ -211,7 +218,7 @@ def positions(seed: int, seats: int, wanted: int) -> list[tuple[PossoState, int]
         if POSSO.is_over(state) or len(found) >= wanted:
             break
         seat = min(POSSO.to_act(state))
-        if state.phase == PLAY and state.down[seat] and state.melds:
+        if state.phase == PLAY and state.down[seat] == down and (state.melds or not down):
             found.append((state, seat))
         state, _ = POSSO.apply(state, seat, pick(rng, POSSO.legal_actions(state, seat)))
     return found

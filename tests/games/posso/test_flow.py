@@ -337,12 +337,13 @@ def hit_at(s: PossoState, offset: int = 0) -> float:
     return (3 * 7 + offset - jitter) / len(s.stack)
 
 
-def test_the_dealer_cuts_before_the_first_deal() -> None:
-    s = cutting()
+def test_the_dealer_cuts_before_the_deal() -> None:
+    s = replace(cutting(), totals=[30, 0, 5])  # a hit would lower the dealer's total
     assert s.phase == "cut" and POSSO.to_act(s) == {0} and POSSO.timer(s) == "cut"
     assert s.hands == [[], [], []] and len(s.stack) == 108
     v = POSSO.view(s, 1)
-    assert v["cut"] == {"due": True, "dealer": 0, "deck": 108, "target": 21} and v["turn"] is None
+    assert v["cut"] == {"due": True, "dealer": 0, "deck": 108, "target": 21, "moot": False}
+    assert v["turn"] is None
     assert refused(s, 0, type="discard", card="3H") == "cut_due"
     assert refused(s, 1, type="cut", at=0.5) == "not_your_turn"
     assert refused(s, 0, type="cut", at=1.5) == "bad_action"
@@ -377,6 +378,54 @@ def test_near_misses_and_the_leader_gain_nothing() -> None:
     assert public(ev, "cut")["effect"] == {"seat": 0, "before": 30, "after": 30}
 
 
+@pytest.mark.parametrize(
+    ("kind", "totals", "moot"),
+    [
+        ("to_lead", [0, 0, 0], True),  # hand 1: every total is 0
+        ("to_win", [0, 0, 0], True),
+        ("to_lead", [30, 45, 80], True),  # the dealer leads already
+        ("to_lead", [45, 30, 80], False),  # a hit would bring 45 down to 30
+        ("to_lead", [30, 30, 80], True),  # level with the leader
+        ("to_win", [30, 45, 80], False),  # a hit would bring 30 down to 0
+        ("to_win", [0, 45, 80], True),
+    ],
+)
+def test_a_cut_is_moot_when_a_hit_would_leave_the_dealers_total(
+    kind: str, totals: list[int], moot: bool
+) -> None:
+    s = replace(cutting(kind), totals=totals)
+    assert POSSO.timer(s) == ("cut_moot" if moot else "cut")
+    assert POSSO.to_act(s) == (set() if moot else {0})
+    assert bool(POSSO.legal_actions(s, 0)) is not moot
+    assert POSSO.view(s, 0)["cut"]["moot"] is moot
+
+
+def test_the_first_hands_cut_is_moot_and_its_timeout_deals_at_once() -> None:
+    s = cutting()
+    assert s.hand_no == 1 and s.totals == [0, 0, 0]
+    # nobody is asked: the table waits only on the room's timer, which has no time
+    assert POSSO.timer(s) == "cut_moot" and POSSO.to_act(s) == set()
+    assert [POSSO.legal_actions(s, seat) for seat in range(3)] == [[], [], []]
+    s, ev = act(s, None, type="timeout")
+    assert public(ev, "timed_out")["timer"] == "cut_moot"
+    made = public(ev, "cut")
+    assert made["moot"] is True and made["count"] is None and not made["hit"]
+    assert made["effect"] is None and s.totals == [0, 0, 0]
+    assert s.hands == [H0, H1, H2] and s.phase == "posso_window"
+    assert POSSO.view(s, 1)["cut"]["moot"] is True
+
+
+def test_a_moot_cut_the_dealer_makes_is_still_accepted_and_recorded_as_made() -> None:
+    """Logs from before moot cuts were passed over hold the dealer's own cut."""
+    s = cutting()
+    assert refused(s, 1, type="cut", at=0.5) == "not_your_turn"
+    s, ev = act(s, 0, type="cut", at=hit_at(s))
+    made = public(ev, "cut")
+    assert made["hit"] and made["count"] == 21 and "moot" not in made
+    assert made["effect"] == {"seat": 0, "before": 0, "after": 0}
+    assert s.hands == [H0, H1, H2] and s.cut is not None and "moot" not in s.cut
+
+
 def test_a_hit_to_win_zeroes_the_dealer() -> None:
     s = replace(cutting("to_win"), totals=[120, 45, 80])
     s, _ = act(s, 0, type="cut", at=hit_at(s))
@@ -409,7 +458,9 @@ def test_the_cut_lands_on_the_sheet_and_recurs_each_hand() -> None:
     s, ev = act(s, 1, type="discard", card="2S")
     row = public(ev, "hand_ended")["row"]
     assert row["cut"] == cut and row["cut"]["at"] == 0.2
-    assert s.phase == "cut" and s.hand_no == 2 and s.dealer == 1 and POSSO.to_act(s) == {1}
+    assert s.phase == "cut" and s.hand_no == 2 and s.dealer == 1
+    # seat 1 went out, so leads with 0: this cut could change nothing
+    assert s.totals[1] == min(s.totals) and POSSO.timer(s) == "cut_moot"
     assert public(ev, "cut_due") == {
         "type": "cut_due",
         "to": None,
@@ -417,7 +468,10 @@ def test_the_cut_lands_on_the_sheet_and_recurs_each_hand() -> None:
         "dealer": 1,
         "deck": 108,
         "target": 24,
+        "moot": True,
     }
+    s = replace(s, totals=[0, 50, 55])  # as if seat 1 trailed: the cut matters
+    assert POSSO.to_act(s) == {1} and POSSO.timer(s) == "cut"
 
 
 # ---- end of a hand, the sheet, the end of the game --------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.games.posso import POSSO
 from app.games.posso.model import PossoState
 from tests.games.posso.helpers import act, close_window, game
@@ -18,6 +20,7 @@ def accepted(s: PossoState, seat: int) -> None:
 
 def test_each_phase_offers_its_moves_to_those_who_act_and_nothing_to_others() -> None:
     s = POSSO.new_game(3, {"first_dealer": 2}, 4)
+    s = replace(s, totals=[0, 0, 25])  # a cut that could lower the dealer's total
     cuts = POSSO.legal_actions(s, 2)
     assert len(cuts) == 6 and all(a["type"] == "cut" and 0 <= a["at"] <= 1 for a in cuts)
     assert abs(cuts[0]["at"] - 21.5 / 108) < 1e-3  # the aim comes first

@@ -3,10 +3,14 @@ what would have been legal; the codes stay the same for programs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.games.base import IllegalAction
+from app.games.posso import POSSO
 from app.games.posso.melds import HIGH, LOW, extend, new_meld, swap
+from tests.games.posso.helpers import act, close_window, game
 
 
 def refusal(fn: object, *args: object) -> IllegalAction:
@@ -64,3 +68,69 @@ def test_a_swap_for_no_wild_names_what_the_wilds_stand_for() -> None:
     err = refusal(swap, run, "9H", HIGH)
     assert err.code == "no_wild_there"
     assert "stands for 9♥" in err.message and "wilds stand for 6♥" in err.message
+
+
+H0 = ["3H", "3C", "3D", "5H", "5S", "2C", "9H"]
+H1 = ["4H", "4C", "4D", "6H", "6S", "JK", "2S"]
+H2 = ["7H", "7C", "7D", "8H", "8S", "8C", "JH"]
+
+
+@pytest.mark.parametrize(
+    ("hand_no", "melds", "code", "words"),
+    [
+        (
+            1,
+            [("set", ["4H", "4C"]), ("set", ["6H", "6S", "JK"])],
+            "wrong_melds",
+            ["4♥ 4♣ is a set of 2", "too few cards", "hand 1's sets have 3"],
+        ),
+        (
+            1,
+            [("set", ["4H", "4C", "4D", "2S"]), ("set", ["6H", "6S", "JK"])],
+            "wrong_melds",
+            ["is a set of 4", "too many cards", "sets have 3"],
+        ),
+        (
+            1,
+            [("run", ["4S", "JK", "6S"]), ("set", ["4H", "4C", "4D"])],
+            "wrong_melds",
+            ["4♠ joker 6♠ is a run of 3", "hand 1 lays no runs", "two threes of a kind"],
+        ),
+        (
+            1,
+            [("set", ["4H", "6H"]), ("set", ["4C", "4D", "JK"])],
+            "bad_set",
+            ["4♥ 6♥ is not a set", "ranks differ (4 and 6)"],
+        ),
+        (
+            2,
+            [("run", ["4H", "JK", "6H"]), ("set", ["4C", "4D", "2S"])],
+            "wrong_melds",
+            ["is a run of 3", "too few cards", "hand 2's runs have 4"],
+        ),
+        (
+            2,
+            [("run", ["4H", "6H", "6S", "JK"]), ("set", ["4C", "4D", "2S"])],
+            "run_mixed_suits",
+            ["mixes ♥ and ♠"],
+        ),
+        (
+            2,
+            [("run", ["4H", "JK", "6H", "2S"]), ("set", ["4C", "4D", "6S"])],
+            "bad_set",
+            ["ranks differ"],
+        ),
+    ],
+)
+def test_a_go_down_says_which_meld_is_wrong_and_how(
+    hand_no: int, melds: list[tuple[str, list[str]]], code: str, words: list[str]
+) -> None:
+    s = close_window(game(3, [H0, H1, H2], "QS", ["4S"], hand=1))
+    s = replace(s, hand_no=hand_no)
+    s, _ = act(s, 1, type="draw", source="stack")
+    err = refusal(
+        POSSO.apply, s, 1, {"type": "go_down", "melds": [{"kind": k, "cards": c} for k, c in melds]}
+    )
+    assert err.code == code, err.message
+    for w in words:
+        assert w in err.message, err.message
