@@ -20,9 +20,10 @@ refusal is the protocol working, and is counted apart by code.
 fill and their first games run, and while each room's event history (kept
 for clients resuming, at most HISTORY_MAX changes per game, in
 app/rooms/delivery.py) fills - about 100,000 changes and 13 MiB of frames at
-1,000 rooms, reached after five or six minutes - then should hold.  Growth
-after that is a leak: the last one was cancelled timer tasks left in cycles
-that the server's once-a-second gc.freeze kept (app/rooms/timers.py).
+1,000 rooms, reached after five or six minutes - then should hold.  Steady
+growth after that needs explaining: the last leak found this way was
+cancelled timer tasks left in cycles that the server's once-a-second
+gc.freeze kept (app/rooms/timers.py).
 """
 
 from __future__ import annotations
