@@ -180,10 +180,13 @@ class ClusterManager(RoomManager):
         room = await super()._load(code)
         if room is None:
             await self._release(code)
-            return None
-        room.table.epoch = self.epochs[code]
-        room.on_moved = self._moved
         return room
+
+    def _wire(self, room: Room) -> None:
+        """Its writes carry this process's epoch (the fence), and a fenced
+        write steps the process down."""
+        room.table.epoch = self.epochs[room.code]
+        room.on_moved = self._moved
 
     def _moved(self, room: Room) -> None:
         if self.rooms.get(room.code) is room:  # not an instance already replaced
@@ -229,23 +232,6 @@ class ClusterManager(RoomManager):
                     await self.find(code)
 
     # --------------------------------------------------------- creating rooms
-
-    async def create(
-        self,
-        game_name: str,
-        options: Any,
-        name: str,
-        settings: Any = None,
-        *,
-        guest_id: str | None = None,
-        account_id: int | None = None,
-    ) -> tuple[Room, PlayerRecord, str]:
-        room, player, token = await super().create(
-            game_name, options, name, settings, guest_id=guest_id, account_id=account_id
-        )
-        room.table.epoch = self.epochs[room.code]
-        room.on_moved = self._moved
-        return room, player, token
 
     async def _own_new(self, code: str) -> bool:
         return await self._take(code)

@@ -136,6 +136,10 @@ class RoomManager:
         conn.player_id = player.player_id
         return room if await room.connect(conn, since) else None
 
+    def _wire(self, room: Room) -> None:
+        """Ties a room this process now holds (made or rebuilt) to the manager;
+        one process has nothing to tie.  Runs before the room's first write."""
+
     async def _own_new(self, code: str) -> bool:
         """A room just stored is this process's to serve (several processes:
         its lease is taken at once, before anyone else may adopt it)."""
@@ -151,6 +155,7 @@ class RoomManager:
             log.error("room %s: game %r is not available; not recovered", code, record.game)
             return None
         room = Room(record, self.games, self.records, on_close=self._closed, seeds=self.seeds)
+        self._wire(room)
         if game_rec is not None:
             try:
                 await room.restore_game(game_rec)
@@ -200,6 +205,7 @@ class RoomManager:
                 break
         else:
             raise RoomError("storage_error", "no room code could be stored; try again")
+        self._wire(room)
         self.rooms[code] = room
         try:
             player, token = await room.join(

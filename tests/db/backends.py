@@ -13,6 +13,7 @@ Test modules outside tests/db pull the fixtures in by assignment
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import shutil
 from collections.abc import AsyncIterator, Iterator
@@ -83,6 +84,20 @@ async def drop_pg_database(name: str) -> None:
     await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@contextlib.contextmanager
+def fresh_pg_database() -> Iterator[str]:
+    """A new, migrated PostgreSQL database of its own, dropped afterwards:
+    for a test whose servers must not disturb (or be disturbed by) others."""
+    require_postgres()
+    name = asyncio.run(create_pg_database())
+    try:
+        url = pg_database_url(name)
+        asyncio.run(migrate(url))
+        yield url
+    finally:
+        asyncio.run(drop_pg_database(name))
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("template") / "cardroom.db"
@@ -92,14 +107,8 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
-    require_postgres()
-    name = asyncio.run(create_pg_database())
-    try:
-        url = pg_database_url(name)
-        asyncio.run(migrate(url))
+    with fresh_pg_database() as url:
         yield url
-    finally:
-        asyncio.run(drop_pg_database(name))
 
 
 async def _empty(url: str) -> None:

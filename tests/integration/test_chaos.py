@@ -29,9 +29,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.db.models import ActionRow, GameRow, Room, ScoreHand
 from app.games import GAMES
-from tests.db.backends import create_pg_database, drop_pg_database, migrate, pg_database_url
+from tests.db.backends import fresh_pg_database, migrate
 from tests.integration.test_recovery import Server
-from tests.services import free_port, require_postgres
+from tests.services import free_port
 from tests.sockets import Player
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
@@ -61,14 +61,8 @@ def database(request: pytest.FixtureRequest) -> Iterator[str]:
         asyncio.run(migrate(url))
         yield url
         return
-    require_postgres()
-    name = asyncio.run(create_pg_database())
-    try:
-        url = pg_database_url(name)
-        asyncio.run(migrate(url))
+    with fresh_pg_database() as url:
         yield url
-    finally:
-        asyncio.run(drop_pg_database(name))
 
 
 class Table:

@@ -39,9 +39,9 @@ from websockets.sync.client import ClientConnection, connect
 
 from app.db.models import ActionRow, GameRow, Room
 from tests.api.client import cards_in
-from tests.db.backends import create_pg_database, drop_pg_database, migrate, pg_database_url
+from tests.db.backends import fresh_pg_database
 from tests.integration.test_recovery import Server
-from tests.services import free_port, require_postgres, require_redis
+from tests.services import free_port, require_redis
 from tests.sockets import Player
 
 pytestmark = pytest.mark.timeout(300)
@@ -87,17 +87,13 @@ class Redis:
 def stack() -> Iterator[tuple[str, Redis]]:
     """A fresh PostgreSQL database and a private Redis."""
     require_redis()  # the machine's Redis tells us redis-server is installed
-    require_postgres()
-    name = asyncio.run(create_pg_database())
-    redis = Redis()
-    redis.start()
-    try:
-        url = pg_database_url(name)
-        asyncio.run(migrate(url))
-        yield url, redis
-    finally:
-        redis.stop()
-        asyncio.run(drop_pg_database(name))
+    with fresh_pg_database() as url:
+        redis = Redis()
+        redis.start()
+        try:
+            yield url, redis
+        finally:
+            redis.stop()
 
 
 def servers(database: str, redis: Redis, n: int, **settings: str) -> list[Server]:
