@@ -175,7 +175,10 @@ def log_errors(log: Path) -> list[str]:
 async def soak(port: int, pid: int, rooms: int, minutes: float, log: Path) -> int:
     totals = Totals()
     people: list[Person] = []
-    limits = httpx.Limits(max_connections=50)
+    # idle connections closed before uvicorn's keep-alive timeout (5 s) can close
+    # them under a request being sent: at httpx's default expiry, also 5 s, a
+    # room whose people waited on their sockets lost that race now and then
+    limits = httpx.Limits(max_connections=50, keepalive_expiry=1.0)
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits) as http:
         sem = asyncio.Semaphore(50)
 

@@ -82,6 +82,11 @@ _actions = cast(Table, ActionRow.__table__)
 
 #: the column that says when an action was stored: one value per batch
 _STAMP = "created_at"
+#: seconds between checkpoints of SQLite's write-ahead log (`_checkpoint_soon`)
+CHECKPOINT_EVERY = 1.0
+#: pages in that log (4 KiB each by default: 16 MiB) past which it is emptied
+#: (`_restart_log`)
+RESTART_PAGES = 4096
 #: action 0 of a game: the primary key alone refuses a second one
 _FIRST_MANY = insert(_actions)
 _FIRST = _FIRST_MANY.returning(_actions.c.seq)
@@ -154,7 +159,9 @@ class DbRecords:
         )
         self._opening: asyncio.Future[None] | None = None
         self._checkpointed = time.monotonic()
-        self._checkpointing: asyncio.Future[None] | None = None
+        self._checkpointing: asyncio.Future[Any] | None = None
+        #: the log is being emptied: batches go to the writer thread meanwhile
+        self._restarting = False
         #: what the writes of app/db/writes.py need not ask the database again
         self._known = writes.KnownRows()
         #: writes waiting for the next batch (SQLite: any write; PostgreSQL: appends)
@@ -365,7 +372,7 @@ class DbRecords:
         loop: a lock held by another process (`Busy`: the thread waits for it),
         the replay that says which append was refused, and checkpoints (started
         from here, every second, in the writer thread)."""
-        if self._inline is None:
+        if self._inline is None or self._restarting:
             return None
         if not self._inline.connected:  # opened in the thread; this batch goes there too
             if self._opening is None:
@@ -380,7 +387,8 @@ class DbRecords:
             return None
         if outcomes is None:
             return None
-        if self._checkpointing is None and time.monotonic() - self._checkpointed >= 1.0:
+        due = time.monotonic() - self._checkpointed >= CHECKPOINT_EVERY
+        if self._checkpointing is None and due:
             self._checkpoint_soon()
         return outcomes
 
@@ -389,12 +397,40 @@ class DbRecords:
         loop = asyncio.get_running_loop()
         self._checkpointing = loop.run_in_executor(self._writer_thread, self._fast.checkpoint)
 
-        def done(_f: asyncio.Future[None]) -> None:
+        def done(f: asyncio.Future[int]) -> None:
+            self._checkpointing = None
+            self._checkpointed = time.monotonic()
+            if not f.cancelled() and f.exception() is None and f.result() >= RESTART_PAGES:
+                self._restart_log()
+
+        self._checkpointing.add_done_callback(done)
+        self._checkpointing.add_done_callback(_log_failure("a checkpoint"))
+
+    def _restart_log(self) -> None:
+        """Empty the write-ahead log, with this process's writes held back.
+
+        SQLite starts its log over only when a write begins after a checkpoint
+        has copied all of it back.  While rooms play, commits on the loop land
+        during every passive copy, so it never quite catches up: the log grew
+        250 MB a minute at 1,000 rooms (bench/soak.py), on disk and in its
+        shared-memory index.  A checkpoint of SQLite's own that holds writers
+        back (RESTART, TRUNCATE) must first win the write lock from the loop's
+        back-to-back commits, and under load it lost.  So the loop steps aside
+        instead: until the log is empty, batches skip the inline path and
+        queue in the writer thread behind the checkpoint (`_write_inline`),
+        a pause of a few milliseconds every RESTART_PAGES pages."""
+        assert self._fast is not None
+        loop = asyncio.get_running_loop()
+        self._restarting = True
+        self._checkpointing = loop.run_in_executor(self._writer_thread, self._fast.restart)
+
+        def done(_f: asyncio.Future[bool]) -> None:
+            self._restarting = False
             self._checkpointing = None
             self._checkpointed = time.monotonic()
 
         self._checkpointing.add_done_callback(done)
-        self._checkpointing.add_done_callback(_log_failure("a checkpoint"))
+        self._checkpointing.add_done_callback(_log_failure("emptying the log"))
 
     def _write_batch(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
         """One transaction for the batch, in the writer thread.

@@ -40,6 +40,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table
 from sqlalchemy.sql import Insert
 
+#: how long emptying the log waits for readers (`FastAppends.restart`)
+RESTART_WAIT_MS = 100
 #: games whose last seq one query looks up (well under SQLite's bound-variable limit)
 _GAMES_PER_QUERY = 512
 
@@ -155,10 +157,36 @@ class FastAppends:
             last[r["game_id"]] = r["seq"]
         return True
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> int:
         """Copy committed log pages back into the database file, without
-        waiting for readers or holding up writers (SQLite's PASSIVE mode)."""
-        self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)").close()
+        waiting for readers or holding up writers (SQLite's PASSIVE mode): the
+        number of pages the log holds."""
+        cur = self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)")
+        try:
+            _busy, pages, _copied = cur.fetchone()
+        finally:
+            cur.close()
+        return int(pages)
+
+    def restart(self) -> bool:
+        """Copy the whole log back and empty it (SQLite's TRUNCATE mode): True
+        if it was emptied.  The caller keeps its own writers away meanwhile
+        (DbRecords._restart_log); readers still on the log are waited for
+        RESTART_WAIT_MS at most, since writers are held back while it waits."""
+        db = self._connection()
+        cur = db.execute("PRAGMA busy_timeout")
+        try:
+            wait = int(cur.fetchone()[0])
+        finally:
+            cur.close()
+        db.execute(f"PRAGMA busy_timeout={RESTART_WAIT_MS}").close()
+        try:
+            cur = db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            busy, pages, _copied = cur.fetchone()
+            cur.close()
+        finally:
+            db.execute(f"PRAGMA busy_timeout={wait}").close()
+        return not busy and pages == 0
 
     def close(self) -> None:
         if self._conn is not None:

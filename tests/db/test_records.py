@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, func, select
 
+from app.db import records as db_records
 from app.db.history import game_info
 from app.db.models import Account, ActionRow, GameRow, GameSeat, Player, ScoreHand, ScoreLine
 from app.db.records import DbRecords
@@ -706,3 +708,25 @@ async def test_a_room_loads_with_its_latest_snapshot_and_the_log_after_it(
     assert await records.score_hands(1) == set()
     without = await records.load_room("ROOM02")
     assert without is not None and without[1] is None
+
+
+async def test_the_write_ahead_log_stays_small_while_appends_never_stop(
+    records: DbRecords, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Appends that never pause must not grow the log without end: with
+    commits landing during every checkpoint, SQLite never started its log
+    over, and a busy server's grew 250 MB a minute (bench/soak.py).  Past
+    RESTART_PAGES the log is emptied while the loop's writes wait."""
+    path = _sqlite_path(records)
+    monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 0.01)
+    monkeypatch.setattr(db_records, "RESTART_PAGES", 64)
+    await records.save_room(room())
+    games = [await records.start_game("ABC234", "posso", {}, n, ["p0", "p1"]) for n in range(40)]
+
+    async def play(gid: int) -> None:
+        for seq in range(500):
+            await records.append_action(gid, seq, 0, {"type": "x", "pad": "y" * 200})
+
+    await asyncio.gather(*(play(g) for g in games))
+    wal = os.path.getsize(path + "-wal")  # about 40 MB without a restart
+    assert wal < 8 * 2**20, f"the log holds {wal} bytes"
