@@ -84,8 +84,8 @@ _actions = cast(Table, ActionRow.__table__)
 _STAMP = "created_at"
 #: seconds between checkpoints of SQLite's write-ahead log (`_checkpoint_soon`)
 CHECKPOINT_EVERY = 1.0
-#: pages in that log (4 KiB each by default: 16 MiB) past which it is emptied
-#: (`_restart_log`)
+#: pages in that log (4 KiB each by default: 16 MiB) past which it is started
+#: over (`_restart_log`)
 RESTART_PAGES = 4096
 #: action 0 of a game: the primary key alone refuses a second one
 _FIRST_MANY = insert(_actions)
@@ -160,7 +160,7 @@ class DbRecords:
         self._opening: asyncio.Future[None] | None = None
         self._checkpointed = time.monotonic()
         self._checkpointing: asyncio.Future[Any] | None = None
-        #: the log is being emptied: batches go to the writer thread meanwhile
+        #: the log is being started over: batches go to the writer thread meanwhile
         self._restarting = False
         #: what the writes of app/db/writes.py need not ask the database again
         self._known = writes.KnownRows()
@@ -407,7 +407,7 @@ class DbRecords:
         self._checkpointing.add_done_callback(_log_failure("a checkpoint"))
 
     def _restart_log(self) -> None:
-        """Empty the write-ahead log, with this process's writes held back.
+        """Start the write-ahead log over, with this process's writes held back.
 
         SQLite starts its log over only when a write begins after a checkpoint
         has copied all of it back.  While rooms play, commits on the loop land
@@ -416,9 +416,10 @@ class DbRecords:
         shared-memory index.  A checkpoint of SQLite's own that holds writers
         back (RESTART, TRUNCATE) must first win the write lock from the loop's
         back-to-back commits, and under load it lost.  So the loop steps aside
-        instead: until the log is empty, batches skip the inline path and
-        queue in the writer thread behind the checkpoint (`_write_inline`),
-        a pause of a few milliseconds every RESTART_PAGES pages."""
+        instead: until the log has been copied back whole, batches skip the
+        inline path and queue in the writer thread behind the checkpoint
+        (`_write_inline`), a pause of a few milliseconds every RESTART_PAGES
+        pages."""
         assert self._fast is not None
         loop = asyncio.get_running_loop()
         self._restarting = True
@@ -430,7 +431,7 @@ class DbRecords:
             self._checkpointed = time.monotonic()
 
         self._checkpointing.add_done_callback(done)
-        self._checkpointing.add_done_callback(_log_failure("emptying the log"))
+        self._checkpointing.add_done_callback(_log_failure("restarting the log"))
 
     def _write_batch(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
         """One transaction for the batch, in the writer thread.

@@ -169,10 +169,13 @@ class FastAppends:
         return int(pages)
 
     def restart(self) -> bool:
-        """Copy the whole log back and empty it (SQLite's TRUNCATE mode): True
-        if it was emptied.  The caller keeps its own writers away meanwhile
-        (DbRecords._restart_log); readers still on the log are waited for
-        RESTART_WAIT_MS at most, since writers are held back while it waits."""
+        """Copy the whole log back and have the next write start it over from
+        the top (SQLite's RESTART mode): True if it did.  The caller keeps its
+        own writers away meanwhile (DbRecords._restart_log); readers still on
+        the log are waited for RESTART_WAIT_MS at most, since writers are held
+        back while it waits.  The file keeps its size and is written over;
+        TRUNCATE would shrink it, at the price of another flush to disk - 5 ms
+        against 1 ms on this machine, with the rooms' writes waiting."""
         db = self._connection()
         cur = db.execute("PRAGMA busy_timeout")
         try:
@@ -181,12 +184,12 @@ class FastAppends:
             cur.close()
         db.execute(f"PRAGMA busy_timeout={RESTART_WAIT_MS}").close()
         try:
-            cur = db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            busy, pages, _copied = cur.fetchone()
+            cur = db.execute("PRAGMA wal_checkpoint(RESTART)")
+            busy, _pages, _copied = cur.fetchone()
             cur.close()
         finally:
             db.execute(f"PRAGMA busy_timeout={wait}").close()
-        return not busy and pages == 0
+        return not busy
 
     def close(self) -> None:
         if self._conn is not None:

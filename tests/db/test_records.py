@@ -716,7 +716,7 @@ async def test_the_write_ahead_log_stays_small_while_appends_never_stop(
     """Appends that never pause must not grow the log without end: with
     commits landing during every checkpoint, SQLite never started its log
     over, and a busy server's grew 250 MB a minute (bench/soak.py).  Past
-    RESTART_PAGES the log is emptied while the loop's writes wait."""
+    RESTART_PAGES the log is started over while the loop's writes wait."""
     path = _sqlite_path(records)
     monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 0.01)
     monkeypatch.setattr(db_records, "RESTART_PAGES", 64)
@@ -728,5 +728,5 @@ async def test_the_write_ahead_log_stays_small_while_appends_never_stop(
             await records.append_action(gid, seq, 0, {"type": "x", "pad": "y" * 200})
 
     await asyncio.gather(*(play(g) for g in games))
-    wal = os.path.getsize(path + "-wal")  # about 40 MB without a restart
-    assert wal < 8 * 2**20, f"the log holds {wal} bytes"
+    wal = os.path.getsize(path + "-wal")  # 69 MB without restarts, 4 MB with
+    assert wal < 16 * 2**20, f"the log holds {wal} bytes"
