@@ -23,7 +23,10 @@ app/rooms/delivery.py) fills - about 100,000 changes and 13 MiB of frames at
 1,000 rooms, reached after five or six minutes - then should hold.  Steady
 growth after that needs explaining: the last leak found this way was
 cancelled timer tasks left in cycles that the server's once-a-second
-gc.freeze kept (app/rooms/timers.py).
+gc.freeze kept (app/rooms/timers.py).  On SQLite (the default; the database
+is kept beside the server's log) the write-ahead log's size is printed too:
+it grew 250 MB a minute, with its shared-memory index in the server's RSS,
+until the server learnt to start it over (app/db/records.py `_restart_log`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import tempfile
@@ -172,7 +176,16 @@ def log_errors(log: Path) -> list[str]:
     return [ln for ln in text.splitlines() if "Traceback" in ln or "ERROR" in ln]
 
 
-async def soak(port: int, pid: int, rooms: int, minutes: float, log: Path) -> int:
+def log_mib(db: Path | None) -> str:
+    """The size of SQLite's write-ahead log, which must hold too (see
+    app/db/records.py `_restart_log`)."""
+    wal = db.with_name(db.name + "-wal") if db is not None else None
+    if wal is None or not wal.exists():
+        return ""
+    return f", SQLite log {wal.stat().st_size / 2**20:6.1f} MiB"
+
+
+async def soak(port: int, pid: int, rooms: int, minutes: float, log: Path, db: Path | None) -> int:
     totals = Totals()
     people: list[Person] = []
     # idle connections closed before uvicorn's keep-alive timeout (5 s) can close
@@ -203,7 +216,7 @@ async def soak(port: int, pid: int, rooms: int, minutes: float, log: Path) -> in
             rows.append((marks[m], rss_mib(pid)))
         if elapsed >= minute:
             print(
-                f"{elapsed:5.1f} min: server RSS {rss_mib(pid):7.1f} MiB, "
+                f"{elapsed:5.1f} min: server RSS {rss_mib(pid):7.1f} MiB{log_mib(db)}, "
                 f"{totals.actions} actions, {totals.games} games finished, "
                 f"{len(totals.errors)} errors",
                 flush=True,
@@ -237,9 +250,13 @@ def main() -> None:
     args = ap.parse_args()
     port = _free_port()
     log = Path(tempfile.mkdtemp(prefix="cardroom-soak-")) / "server.log"
+    db = None
+    if not os.environ.get("BENCH_DATABASE_URL"):  # SQLite, where we can watch its log
+        db = log.with_name("cardroom.db")
+        os.environ["BENCH_DATABASE_URL"] = f"sqlite+aiosqlite:///{db}"
     proc = _start_server("real", port, log=log)
     try:
-        errors = asyncio.run(soak(port, proc.pid, args.rooms, args.minutes, log))
+        errors = asyncio.run(soak(port, proc.pid, args.rooms, args.minutes, log, db))
     finally:
         proc.terminate()
         proc.wait(30)
