@@ -26,7 +26,7 @@ cancelled timer tasks left in cycles that the server's once-a-second
 gc.freeze kept (app/rooms/timers.py).  On SQLite (the default; the database
 is kept beside the server's log) the write-ahead log's size is printed too:
 it grew 250 MB a minute, with its shared-memory index in the server's RSS,
-until the server learnt to start it over (app/db/records.py `_restart_log`).
+until the server learnt to start it over (app/db/records.py `_checkpoint_soon`).
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def log_errors(log: Path) -> list[str]:
 
 def log_mib(db: Path | None) -> str:
     """The size of SQLite's write-ahead log, which must hold too (see
-    app/db/records.py `_restart_log`)."""
+    app/db/records.py `_checkpoint_soon`)."""
     wal = db.with_name(db.name + "-wal") if db is not None else None
     if wal is None or not wal.exists():
         return ""

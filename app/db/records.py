@@ -85,7 +85,7 @@ _STAMP = "created_at"
 #: seconds between checkpoints of SQLite's write-ahead log (`_checkpoint_soon`)
 CHECKPOINT_EVERY = 1.0
 #: pages in that log (4 KiB each by default: 16 MiB) past which it is started
-#: over (`_restart_log`)
+#: over (`_checkpoint_soon`)
 RESTART_PAGES = 4096
 #: action 0 of a game: the primary key alone refuses a second one
 _FIRST_MANY = insert(_actions)
@@ -392,22 +392,9 @@ class DbRecords:
             self._checkpoint_soon()
         return outcomes
 
-    def _checkpoint_soon(self) -> None:
-        assert self._fast is not None
-        loop = asyncio.get_running_loop()
-        self._checkpointing = loop.run_in_executor(self._writer_thread, self._fast.checkpoint)
-
-        def done(f: asyncio.Future[int]) -> None:
-            self._checkpointing = None
-            self._checkpointed = time.monotonic()
-            if not f.cancelled() and f.exception() is None and f.result() >= RESTART_PAGES:
-                self._restart_log()
-
-        self._checkpointing.add_done_callback(done)
-        self._checkpointing.add_done_callback(_log_failure("a checkpoint"))
-
-    def _restart_log(self) -> None:
-        """Start the write-ahead log over, with this process's writes held back.
+    def _checkpoint_soon(self, restart: bool = False) -> None:
+        """Checkpoint in the writer thread (PASSIVE); `restart`: start the log
+        over instead, with this process's writes held back.
 
         SQLite starts its log over only when a write begins after a checkpoint
         has copied all of it back.  While rooms play, commits on the loop land
@@ -415,23 +402,31 @@ class DbRecords:
         250 MB a minute at 1,000 rooms (bench/soak.py), on disk and in its
         shared-memory index.  A checkpoint of SQLite's own that holds writers
         back (RESTART, TRUNCATE) must first win the write lock from the loop's
-        back-to-back commits, and under load it lost.  So the loop steps aside
-        instead: until the log has been copied back whole, batches skip the
-        inline path and queue in the writer thread behind the checkpoint
-        (`_write_inline`), a pause of a few milliseconds every RESTART_PAGES
-        pages."""
+        back-to-back commits, and under load it lost.  So once a passive one
+        finds RESTART_PAGES in the log, the loop steps aside instead: until
+        the log has been copied back whole, batches skip the inline path and
+        queue in the writer thread behind the restart (`_write_inline`), a
+        pause of a few milliseconds."""
         assert self._fast is not None
         loop = asyncio.get_running_loop()
-        self._restarting = True
-        self._checkpointing = loop.run_in_executor(self._writer_thread, self._fast.restart)
+        work = self._fast.restart if restart else self._fast.checkpoint
+        self._restarting = restart
+        self._checkpointing = loop.run_in_executor(self._writer_thread, work)
 
-        def done(_f: asyncio.Future[bool]) -> None:
+        def done(f: asyncio.Future[int | None]) -> None:
             self._restarting = False
             self._checkpointing = None
             self._checkpointed = time.monotonic()
+            if f.cancelled() or f.exception() is not None:
+                return
+            pages = f.result()
+            if pages is not None and pages >= RESTART_PAGES:
+                self._checkpoint_soon(restart=True)
 
         self._checkpointing.add_done_callback(done)
-        self._checkpointing.add_done_callback(_log_failure("restarting the log"))
+        self._checkpointing.add_done_callback(
+            _log_failure("restarting the log" if restart else "a checkpoint")
+        )
 
     def _write_batch(self, jobs: list[_Append | _Call]) -> list[tuple[bool, Any]]:
         """One transaction for the batch, in the writer thread.

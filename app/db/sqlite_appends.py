@@ -168,14 +168,15 @@ class FastAppends:
             cur.close()
         return int(pages)
 
-    def restart(self) -> bool:
+    def restart(self) -> None:
         """Copy the whole log back and have the next write start it over from
-        the top (SQLite's RESTART mode): True if it did.  The caller keeps its
-        own writers away meanwhile (DbRecords._restart_log); readers still on
-        the log are waited for RESTART_WAIT_MS at most, since writers are held
-        back while it waits.  The file keeps its size and is written over;
-        TRUNCATE would shrink it, at the price of another flush to disk - 5 ms
-        against 1 ms on this machine, with the rooms' writes waiting."""
+        the top (SQLite's RESTART mode).  The caller keeps its own writers away
+        meanwhile (DbRecords._checkpoint_soon); readers still on the log are
+        waited for RESTART_WAIT_MS at most, since writers are held back while
+        it waits, and if one outlasts that the next checkpoint asks again.
+        The file keeps its size and is written over; TRUNCATE would shrink
+        it, at the price of another flush to disk - 5 ms against 1 ms on this
+        machine, with the rooms' writes waiting."""
         db = self._connection()
         cur = db.execute("PRAGMA busy_timeout")
         try:
@@ -184,12 +185,9 @@ class FastAppends:
             cur.close()
         db.execute(f"PRAGMA busy_timeout={RESTART_WAIT_MS}").close()
         try:
-            cur = db.execute("PRAGMA wal_checkpoint(RESTART)")
-            busy, _pages, _copied = cur.fetchone()
-            cur.close()
+            db.execute("PRAGMA wal_checkpoint(RESTART)").close()
         finally:
             db.execute(f"PRAGMA busy_timeout={wait}").close()
-        return not busy
 
     def close(self) -> None:
         if self._conn is not None:

@@ -1,4 +1,4 @@
-"""A room's waits: named slots, each a loop timer (`loop.call_at`) set for a
+"""A room's waits: named slots, each a loop timer (`loop.call_later`) set for a
 wall-clock deadline, that then runs its callback through the room's runner
 (which takes the room's lock and delivers what changed).
 
@@ -98,9 +98,8 @@ class Timers:
         return [s for s in self._slots if s.startswith(prefix)]
 
     def _arm(self, t: Timer, fire: Fire) -> None:
-        loop = asyncio.get_running_loop()
         left = max(0.0, t.deadline - time.time())
-        t.handle = loop.call_at(loop.time() + left, self._due, t, fire)
+        t.handle = asyncio.get_running_loop().call_later(left, self._due, t, fire)
 
     def _due(self, t: Timer, fire: Fire) -> None:
         t.handle = None

@@ -730,3 +730,33 @@ async def test_the_write_ahead_log_stays_small_while_appends_never_stop(
     await asyncio.gather(*(play(g) for g in games))
     wal = os.path.getsize(path + "-wal")  # 69 MB without restarts, 4 MB with
     assert wal < 16 * 2**20, f"the log holds {wal} bytes"
+
+
+async def test_a_reader_that_holds_the_log_delays_its_restart_but_no_write(
+    records: DbRecords, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart waits for readers RESTART_WAIT_MS at most while the loop's
+    writes queue behind it; a reader that outlasts every try (a history page
+    left open) costs a pause per try, and every append still goes in, in
+    order, and the log restarts once the reader is gone."""
+    path = _sqlite_path(records)
+    monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 0.01)
+    monkeypatch.setattr(db_records, "RESTART_PAGES", 64)
+    gid = await _game_with_loop_connection(records)
+    reader = sqlite3.connect(path, isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM actions").fetchone()  # holds its snapshot
+        for seq in range(1, 400):
+            await asyncio.wait_for(
+                records.append_action(gid, seq, 0, {"type": "x", "pad": "y" * 200}), 10
+            )
+        held = os.path.getsize(path + "-wal")
+    finally:
+        reader.close()
+    for seq in range(400, 1400):
+        await records.append_action(gid, seq, 0, {"type": "x", "pad": "y" * 200})
+    async with records.sessions() as s:
+        logged = (await s.scalars(select(ActionRow.seq).where(ActionRow.game_id == gid))).all()
+    assert sorted(logged) == list(range(1400))
+    assert os.path.getsize(path + "-wal") <= held * 2, "the log restarted after the reader left"
