@@ -38,6 +38,7 @@ from app.rooms.manager import RoomManager
 from app.rooms.room import Seeds
 from app.store.cluster import Cluster
 from app.store.records import Records
+from app.store.timed import TimedRecords
 
 log = logging.getLogger(__name__)
 
@@ -147,10 +148,11 @@ def create_app(
         if (settings.redis_url)
         else None
     )
+    timed = TimedRecords(records)  # no room waits on storage for ever
     manager = (
-        ClusterManager(records, GAMES, cluster, seeds)
+        ClusterManager(timed, GAMES, cluster, seeds)
         if cluster is not None
-        else RoomManager(records, GAMES, seeds)
+        else RoomManager(timed, GAMES, seeds)
     )
 
     @asynccontextmanager

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import time
 
+from app.rooms.clock import Clock, system_clock
 from app.rooms.errors import RoomError
 from app.rooms.tokens import new_player_id, new_token, token_hash
 from app.store.records import PlayerRecord, RoomRecord
@@ -29,8 +29,9 @@ CLAIM_TTL = 15 * 60
 
 
 class Membership:
-    def __init__(self, record: RoomRecord, max_seats: int) -> None:
+    def __init__(self, record: RoomRecord, max_seats: int, clock: Clock = system_clock) -> None:
         self.record = record
+        self.clock = clock
         self.players: dict[str, PlayerRecord] = {p.player_id: p for p in record.players}
         #: every name ever seen here, so a tally outlives a player who left
         self.names: dict[str, str] = {p.player_id: p.name for p in record.players}
@@ -38,7 +39,7 @@ class Membership:
             p.token_hash: p.player_id for p in record.players if p.token_hash
         }
         self.seats: list[str | None] = [None] * max_seats
-        now = time.time()
+        now = self.clock()
         self.away_since: dict[str, float] = {}
         self.seated_at: dict[str, int] = {}
         #: one-time seat links: hash of the secret -> (player id, expiry, wall clock)
@@ -93,7 +94,7 @@ class Membership:
         )
         self._add(player)
         self.by_token[player.token_hash] = player.player_id
-        self.away_since[player.player_id] = time.time()
+        self.away_since[player.player_id] = self.clock()
         self.seat(player, seat)
         return player, token
 
@@ -130,6 +131,9 @@ class Membership:
         self.record.players = [q for q in self.record.players if q.player_id != p.player_id]
         self.by_token.pop(p.token_hash, None)
         self.away_since.pop(p.player_id, None)
+        self.seated_at.pop(p.player_id, None)
+        if p.player_id not in self.record.tally:  # a name the tally still shows stays
+            self.names.pop(p.player_id, None)
 
     def void_token(self, p: PlayerRecord) -> None:
         self.by_token.pop(p.token_hash, None)
@@ -151,8 +155,11 @@ class Membership:
     def new_claim(self, p: PlayerRecord) -> tuple[str, float]:
         """A one-time secret that hands `p`'s place to whoever opens it; and
         when it expires.  Only its hash is kept."""
-        now = time.time()
-        self.claims = {h: c for h, c in self.claims.items() if c[1] > now}
+        now = self.clock()
+        # one live link per person at most: the map stays as small as the room
+        self.claims = {
+            h: c for h, c in self.claims.items() if c[1] > now and c[0] != p.player_id
+        }
         secret = new_token()
         expires = now + CLAIM_TTL
         self.claims[token_hash(secret)] = (p.player_id, expires)
@@ -162,7 +169,7 @@ class Membership:
         """The person a seat link is for, once: the link is used up."""
         pid, expires = self.claims.pop(token_hash(secret), ("", 0.0))
         p = self.players.get(pid)
-        if p is None or p.is_bot or expires < time.time():
+        if p is None or p.is_bot or expires < self.clock():
             return None
         return p
 
@@ -231,7 +238,7 @@ class Membership:
     def left(self, pid: str) -> None:
         p = self.players.get(pid)
         if p is not None and not p.is_bot:
-            self.away_since.setdefault(pid, time.time())
+            self.away_since.setdefault(pid, self.clock())
 
     def heir(self) -> PlayerRecord | None:
         """Who takes the host role: the connected person seated longest, else
