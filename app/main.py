@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import random
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -133,6 +134,11 @@ def _tune_gc() -> tuple[int, int, int]:
     return before
 
 
+def _seeded(seed: int) -> Seeds:
+    dealer = random.Random(seed)
+    return lambda: dealer.getrandbits(62)
+
+
 def create_app(
     settings: Settings | None = None,
     records: Records | None = None,
@@ -141,6 +147,8 @@ def create_app(
     """`seeds` gives each new game its seed (default: from `secrets`; tests
     pass a seeded generator, so a failure can name the seed that dealt it)."""
     settings = settings or get_settings()
+    if seeds is None and settings.deal_seed is not None:
+        seeds = _seeded(settings.deal_seed)
     if records is None:  # the durable default: SQLite under data/, or DATABASE_URL
         records = open_records(settings.resolved_database_url())
     cluster = (

@@ -23,6 +23,7 @@ from tests.rooms.harness import (
     settle,
 )
 from tests.rooms.tinygame import TINY
+from tests.seeds import seeded
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -140,7 +141,7 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
 
     records = MemoryRecords()
     games = {"tiny": TINY}
-    first = RoomManager(records, games)
+    first = RoomManager(records, games, seeded("tests/rooms/test_room.py"))
     room, ann_p, ann_token = await first.create("tiny", {"bidding": False}, "Ann", {"bot_delay": 0})
     bob_p, bob_token = await room.join("Bob")
     recorder = Recorder()
@@ -154,7 +155,7 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
     hands = room.state.hands
     await first.shutdown()
 
-    second = RoomManager(records, games)
+    second = RoomManager(records, games, seeded("tests/rooms/test_room.py"))
     assert await second.recover() == 1
     assert second.get(room.code) is None, "rooms are rebuilt when first needed"
     again = await second.find(room.code.lower())
