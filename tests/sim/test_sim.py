@@ -23,6 +23,7 @@ REGRESSIONS = {
     64: "a leave acknowledged while storage was away was lost in a crash",
     80: "a new game's presence wait was taken for the last game's, already fired",
     82: "a join while storage was away raised instead of answering storage_error",
+    379: "a leave stored only after a crash that came first: allowed only with a save pending",
 }
 
 
