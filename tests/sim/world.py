@@ -195,7 +195,9 @@ class Sim:
         self.clock = lambda: START + loop.time()
         rng = self.rng
         self.storage = FaultyRecords(self.clock, random.Random(rng.getrandbits(64)))
-        game_name = rng.choice(sorted(OPTIONS))
+        # Posso less often: one of its rooms costs as much as ten of the others
+        weights = {"bigtwo": 3, "possession": 3, "posso": 1, "possum": 3}
+        game_name = rng.choices(list(weights), list(weights.values()))[0]
         game = GAMES[game_name]
         options = rng.choice(OPTIONS[game_name])
         settings = {
