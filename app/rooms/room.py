@@ -34,7 +34,7 @@ from app.rooms.delivery import HISTORY_MAX, Delivery
 from app.rooms.errors import RoomError
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
-from app.rooms.settings import RoomSettings, parse_settings
+from app.rooms.settings import RoomSettings, host_grace, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timer, Timers
@@ -475,17 +475,20 @@ class Room:
         self.reschedule()
         self.change(events)
 
-    def away_too_long(self, pid: str) -> float:
+    def away_too_long(self, pid: str, grace: float | None = None) -> float:
         """Seconds until `pid` has been away past the grace (<= 0: they have)."""
         away = self.members.away_since.get(pid)
         if away is None:
             return float("inf")
-        return away + self.settings.disconnect_grace - self.clock()
+        if grace is None:
+            grace = self.settings.disconnect_grace
+        return away + grace - self.clock()
 
     async def _pass_host_if_overdue(self) -> list[Event]:
         """A host away past the grace hands the role to whoever is here."""
         host = self.members.host
-        if host is None or self.away_too_long(host) > 0:
+        grace = host_grace(self.settings, self.table.playing)
+        if host is None or self.away_too_long(host, grace) > 0:
             return []
         heir = self.members.heir()
         if heir is None:
@@ -556,7 +559,7 @@ class Room:
         if host_away is not None and not self.closed and members.heir() is not None:
             # with nobody here to take the role there is nothing to wait for:
             # the next person who connects takes it (`_connect`)
-            due.append(host_away + grace)
+            due.append(host_away + host_grace(self.settings, table.playing))
         if due:
             when = min(due)
             # keyed by the game too: a new game seats people again, and one
