@@ -203,6 +203,7 @@ class Delivery:
             "games_played": table.games_played,
             "tally": tally,
             "result": table.result,
+            "result_names": table.result_names if table.result is not None else None,
         }
 
     def _room_part(self) -> str:

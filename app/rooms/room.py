@@ -397,6 +397,8 @@ class Room:
     async def _finish(self, result: dict[str, Any], events: list[Event]) -> None:
         table = self.table
         await table.finish(result)
+        names = self.members.names
+        table.result_names = [names.get(pid, "?") for pid in table.game_seats]
         if table.game.name == TALLY_GAME:
             add_to_tally(self.record.tally, table.game_seats, result)
         self.members.grow(table.game.max_seats)

@@ -53,6 +53,9 @@ class Table:
         self.game_seats: list[str] = []  # player id per seat of the current/last game
         self.game_seat: dict[str, int] = {}
         self.result: dict[str, Any] | None = None
+        #: the names the players of the last finished game had then, by seat:
+        #: its result reads the same whoever sits or leaves later
+        self.result_names: list[str] = []
         self.games_played = 0
         self.to_act: set[int] = set()
         #: seats a bot plays until their person comes back (away past the grace,

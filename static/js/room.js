@@ -374,7 +374,9 @@ class RoomPage {
       // A score says something the place does not (Posso points, cards
       // left); a table whose score is the place gives none.
       const scores = result.scores ? group.map((s) => (this.table.scoreText ? this.table.scoreText(result.scores[s], ctx) : String(result.scores[s]))).filter(Boolean) : [];
-      return h("li", h("strong", label), " ", group.map((s) => ctx.seatName(s)).join(" & "),
+      // the names they had when the game ended, whoever sits there now
+      const name = (s) => room.result_names?.[s] ?? ctx.seatName(s);
+      return h("li", h("strong", label), " ", group.map(name).join(" & "),
         scores.length ? h("span.muted", ` · ${scores.join(", ")}`) : null);
     });
     const me = ctx.me;
