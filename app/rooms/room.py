@@ -426,8 +426,10 @@ class Room:
         if len(order) > game.max_seats:
             raise RoomError("bad_seat", f"{game.title} seats at most {game.max_seats}")
         seed = self.seeds()
-        options = dict(self.record.options)
         try:
+            # every option stored with the game, defaults and rules version too:
+            # it replays under what it was played by, whatever later code says
+            options = game.parse_options(self.record.options).model_dump(mode="json")
             state = game.new_game(len(order), options, seed)
         except ValueError as err:
             raise RoomError("bad_options", str(err)) from None

@@ -111,7 +111,7 @@ class Table:
         state = snapshots.restore(game, rec.snapshot) if rec.snapshot is not None else None
         actions, start = rec.actions, rec.first_seq
         if state is None:
-            state = game.new_game(len(rec.seats), dict(rec.options), rec.seed)
+            state = game.new_game(len(rec.seats), game.stored_options(rec.options), rec.seed)
             if start:
                 actions, start = await self.records.game_actions(rec.game_id), 0
         for seat, action in actions:
