@@ -234,3 +234,53 @@ class Snapshot(Base):
     seq: Mapped[int] = mapped_column(Integer)
     engine: Mapped[str] = mapped_column(String(64))
     state: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SeatResult(Base):
+    """One seat of one finished game, as the records pages count it: a summary
+    kept up when the game finishes (app/db/standings.py), so that a person's
+    records, a head-to-head and a room's evening read a few index pages
+    instead of every game's result and score sheet.
+
+    `person` is the public person id (`a12` for an account, `g` and a hash for
+    a guest; null for a bot), moved to the account when a guest signs up.
+    The table is clustered on its key on SQLite (WITHOUT ROWID), so the seats
+    of one game are read together; the covering index on `person` answers the
+    per-person sums without reading the table.
+    """
+
+    __tablename__ = "seat_results"
+    __table_args__ = (
+        Index(
+            "ix_seat_results_person",
+            "person",
+            "game_id",
+            "game",
+            "place",
+            "score",
+            "hands_won",
+            "possos",
+            "room_id",
+            "player_id",
+        ),
+        {"sqlite_with_rowid": False},
+    )
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    person: Mapped[str | None] = mapped_column(String(64))
+    #: the room's own id for the seat (its tally is kept under it)
+    player_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(Text)
+    game: Mapped[str] = mapped_column(String(32))
+    room_id: Mapped[int] = mapped_column(Integer)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: 1 = first; seats tied in the result share a place
+    place: Mapped[int] = mapped_column(Integer)
+    #: the result's score for the seat (Posso: the final total, lower is better)
+    score: Mapped[int | None] = mapped_column(Integer)
+    #: Posso only: hands the seat went out in, and Possos it took
+    hands_won: Mapped[int | None] = mapped_column(Integer)
+    possos: Mapped[int | None] = mapped_column(Integer)
