@@ -46,6 +46,7 @@ from app.db import standings as st
 from app.db.models import SeatResult
 from app.db.people import person_of
 from app.db.session import make_engine
+from app.db.summaries import recount
 from bench.db import migrate
 
 HERO = "hero-" + "h" * 40
@@ -270,7 +271,6 @@ def fill_sqlite(path: Path, filler: Filler) -> None:
                     _encoded(table, rows, text_dates=True),
                 )
         print(f"  {filler.ids['game']:,} games", end="\r", flush=True)
-    db.execute("ANALYZE")
     db.close()
 
 
@@ -290,9 +290,27 @@ async def fill_postgres(dsn: str, filler: Filler) -> None:
             await conn.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), {filler.ids[kind]})"
             )
-        await conn.execute("VACUUM ANALYZE")
     finally:
         await conn.close()
+
+
+async def summarize(url: str) -> None:
+    """Count everyone's sums from the seats, as the migration does."""
+    engine = make_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda sync: recount(sync))
+    finally:
+        await engine.dispose()
+
+
+async def _person_page(s: Any, hero: str) -> None:
+    """What GET /api/people/{id} runs (app/api/records.py), one after another."""
+    await st.may_see(s, [hero], hero)
+    await st.person_name(s, hero)
+    await st.records(s, hero)
+    await st.rivals(s, hero)
+    await st.person_games(s, hero, limit=20)
 
 
 async def measure(url: str, runs: int) -> None:
@@ -320,6 +338,7 @@ async def measure(url: str, runs: int) -> None:
             s, [person_of("crowd-1-" + "c" * 40, None) or ""], hero
         ),
         "name": lambda s: st.person_name(s, hero),
+        "person page (all)": lambda s: _person_page(s, hero),
         "room evening": lambda s: st.evening(s, room_id),
     }
     for name, case in cases.items():
@@ -359,14 +378,17 @@ async def main() -> None:
         url = base.set(database=name).render_as_string(hide_password=False)
         try:
             await migrate(url)
-            await fill_postgres(
-                base.set(drivername="postgresql", database=name).render_as_string(
-                    hide_password=False
-                ),
-                filler,
+            dsn = base.set(drivername="postgresql", database=name).render_as_string(
+                hide_password=False
             )
+            await fill_postgres(dsn, filler)
             took = time.perf_counter() - t0
             print(f"PostgreSQL: {filler.ids['game']:,} games filled in {took:.0f} s")
+            await summarize(url)
+            conn = await asyncpg.connect(dsn)
+            await conn.execute("VACUUM ANALYZE")
+            await conn.close()
+            print(f"  sums counted, vacuumed: {time.perf_counter() - t0:.0f} s")
             await measure(url, args.runs)
         finally:
             if not args.keep:
@@ -380,6 +402,10 @@ async def main() -> None:
         await migrate(url)
         fill_sqlite(path, filler)
         print(f"SQLite: {filler.ids['game']:,} games filled in {time.perf_counter() - t0:.0f} s")
+        await summarize(url)
+        with sqlite3.connect(path) as db:
+            db.execute("ANALYZE")
+        print(f"  sums counted, analyzed: {time.perf_counter() - t0:.0f} s")
     await measure(url, args.runs)
     if not args.keep and not args.sqlite_file:
         path.unlink()

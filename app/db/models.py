@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     ForeignKey,
@@ -284,3 +285,51 @@ class SeatResult(Base):
     #: Posso only: hands the seat went out in, and Possos it took
     hands_won: Mapped[int | None] = mapped_column(Integer)
     possos: Mapped[int | None] = mapped_column(Integer)
+
+
+class PersonTotal(Base):
+    """A person's finished games of one kind at one place, summed: kept up
+    with `seat_results` (app/db/standings.py), so a person's records read a
+    handful of rows however many games they played."""
+
+    __tablename__ = "person_totals"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    person: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    place: Mapped[int] = mapped_column(Integer, primary_key=True)
+    games: Mapped[int] = mapped_column(Integer)
+    #: over the games with a score: how many, their sum, the best (lowest)
+    scored: Mapped[int] = mapped_column(Integer)
+    score_sum: Mapped[int] = mapped_column(BigInteger)
+    best: Mapped[int | None] = mapped_column(Integer)
+    hands_won: Mapped[int] = mapped_column(Integer)
+    possos: Mapped[int] = mapped_column(Integer)
+
+
+class PersonPair(Base):
+    """Two people's finished games of one kind together, from `person`'s side
+    (each pair is kept both ways): a head-to-head, a rival, or "may this
+    person see that one's records" is one index lookup."""
+
+    __tablename__ = "person_pairs"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    person: Mapped[str] = mapped_column(String(64), primary_key=True)
+    other: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    together: Mapped[int] = mapped_column(Integer)
+    #: games `person` placed above / below `other`
+    higher: Mapped[int] = mapped_column(Integer)
+    lower: Mapped[int] = mapped_column(Integer)
+    #: the two sides' Posso sums over these games: scored, sum, best, hands won, Possos
+    scored: Mapped[int] = mapped_column(Integer)
+    score_sum: Mapped[int] = mapped_column(BigInteger)
+    best: Mapped[int | None] = mapped_column(Integer)
+    hands_won: Mapped[int] = mapped_column(Integer)
+    possos: Mapped[int] = mapped_column(Integer)
+    other_scored: Mapped[int] = mapped_column(Integer)
+    other_score_sum: Mapped[int] = mapped_column(BigInteger)
+    other_best: Mapped[int | None] = mapped_column(Integer)
+    other_hands_won: Mapped[int] = mapped_column(Integer)
+    other_possos: Mapped[int] = mapped_column(Integer)

@@ -1,15 +1,14 @@
 """Records among friends: who played what, who placed where, who beats whom.
 
-Everything here reads `seat_results` (app/db/models.py), one row per seat of a
-finished game, written by `record_game` in the same transaction that stores
-the game's result.  A person's records, a head-to-head and a room's evening
-then read a person's rows through one covering index instead of parsing every
-game's result and summing its score sheet (bench/history.py measures them at a
-million games).
+The reads behind app/api/records.py.  They read the summaries kept up as
+games finish (app/db/summaries.py): `person_totals` for a person's records,
+`person_pairs` for a head-to-head, the rivals and who may see whom, and
+`seat_results` for a room's evening and a person's list of games - so each
+answer reads a few index pages however many games a person has played
+(bench/history.py measures them at a million games).
 
 A *person* (app/db/people.py) is who the records are about: an account or a
-guest browser; a bot is nobody.  When a guest signs up or signs in, its rows
-move to the account (`ADOPT`).
+guest browser; a bot is nobody.
 
 Who may see a person's records: that person, and anyone who has finished a
 game with them.
@@ -18,143 +17,28 @@ game with them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    Table,
-    and_,
-    bindparam,
-    case,
-    delete,
-    exists,
-    func,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import and_, exists, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from app.db.history import iso
-from app.db.models import Account, GameRow, GameSeat, Player, Room, ScoreLine, SeatResult
-from app.db.people import person_of
+from app.db.models import (
+    Account,
+    GameRow,
+    GameSeat,
+    PersonPair,
+    PersonTotal,
+    Player,
+    Room,
+    SeatResult,
+)
 
 #: three shared games make a rival (board-game score apps name one no sooner)
 RIVAL_GAMES = 3
 #: the game whose rooms keep a series tally (app/rooms/room.py)
 SERIES_GAME = "bigtwo"
-
-_results = cast(Table, SeatResult.__table__)
-_games = cast(Table, GameRow.__table__)
-_game_seats = cast(Table, GameSeat.__table__)
-_players = cast(Table, Player.__table__)
-_lines = cast(Table, ScoreLine.__table__)
-
-
-# ---------------------------------------------------------------- writing
-
-#: Posso hands won and Possos taken per seat of one game
-_LINE_SUMS = (
-    select(
-        _lines.c.seat,
-        func.sum(case((_lines.c.went_out, 1), else_=0)).label("won"),
-        func.sum(func.coalesce(_lines.c.posso_count, 0)).label("possos"),
-    )
-    .where(_lines.c.game_id == bindparam("game_id"))
-    .group_by(_lines.c.seat)
-    .subquery()
-)
-#: one read for the whole summary: who sat where, the game's result, the sums
-_SEATS_OF_GAME = (
-    select(
-        _game_seats.c.seat,
-        _players.c.player_id,
-        func.coalesce(_game_seats.c.name, _players.c.name),
-        _players.c.guest_id,
-        _players.c.account_id,
-        _LINE_SUMS.c.won,
-        _LINE_SUMS.c.possos,
-        _games.c.room_id,
-        _games.c.game,
-        _games.c.finished_at,
-        _games.c.result,
-    )
-    .select_from(
-        _game_seats.join(_players, _players.c.id == _game_seats.c.player_ref)
-        .join(_games, _games.c.id == _game_seats.c.game_id)
-        .outerjoin(_LINE_SUMS, _LINE_SUMS.c.seat == _game_seats.c.seat)
-    )
-    .where(_game_seats.c.game_id == bindparam("game_id"))
-)
-_DELETE_RESULTS = delete(_results).where(_results.c.game_id == bindparam("game_id"))
-_INSERT_RESULTS = insert(_results)
-ADOPT = (
-    update(_results)
-    .where(_results.c.person == bindparam("guest_person"))
-    .values(person=bindparam("account_person"))
-)
-
-
-def places_of(result: dict[str, Any] | None) -> dict[int, int]:
-    """Seat -> place (1 = first; seats tied in the result share a place)."""
-    out: dict[int, int] = {}
-    for i, group in enumerate((result or {}).get("places") or []):
-        for seat in group or []:
-            out[int(seat)] = i + 1
-    return out
-
-
-def record_game(conn: Connection, game_id: int) -> None:
-    """(Re)write the seat rows of a finished game from its result and score
-    lines; called in the transaction that stores the result, so the two never
-    disagree.  A game with no result yet writes nothing.  Three statements
-    (one read, a delete for a result written again, one insert)."""
-    seats = conn.execute(_SEATS_OF_GAME, {"game_id": game_id}).all()
-    conn.execute(_DELETE_RESULTS, {"game_id": game_id})
-    if not seats:
-        return
-    room_id, game, finished_at, result = seats[0][7:]
-    if not result or finished_at is None:
-        return
-    places = places_of(result)
-    scores = result.get("scores") or []
-    rows = []
-    for seat, player_id, name, guest_id, account_id, won, possos, *_ in seats:
-        if seat not in places:
-            continue
-        score = scores[seat] if seat < len(scores) else None
-        posso = game == "posso"
-        rows.append(
-            {
-                "game_id": game_id,
-                "seat": seat,
-                "person": person_of(guest_id, account_id),
-                "player_id": player_id,
-                "name": name,
-                "game": game,
-                "room_id": room_id,
-                "finished_at": finished_at,
-                "place": places[seat],
-                "score": score if isinstance(score, int) and not isinstance(score, bool) else None,
-                "hands_won": int(won or 0) if posso else None,
-                "possos": int(possos or 0) if posso else None,
-            }
-        )
-    if rows:
-        conn.execute(_INSERT_RESULTS, rows)
-
-
-def adoption(guest_id: str | None, account_id: int) -> dict[str, Any] | None:
-    """The parameters of `ADOPT` when a guest signs up or in (its records are
-    the account's from then on); None for no guest."""
-    guest = person_of(guest_id, None)
-    if guest is None:
-        return None
-    return {"guest_person": guest, "account_person": person_of(None, account_id)}
-
-
-# ---------------------------------------------------------------- reading
 
 R = SeatResult
 
@@ -187,14 +71,8 @@ async def may_see(s: AsyncSession, mine: list[str], person: str) -> bool:
         return True
     if not mine:
         return False
-    a, b = aliased(SeatResult), aliased(SeatResult)
-    found = await s.scalar(
-        select(
-            exists().where(
-                a.person.in_(mine), b.game_id == a.game_id, b.person == person, b.seat != a.seat
-            )
-        )
-    )
+    P = PersonPair
+    found = await s.scalar(select(exists().where(P.person == person, P.other.in_(mine))))
     return bool(found)
 
 
@@ -232,20 +110,11 @@ class Totals:
 
 async def records(s: AsyncSession, person: str) -> dict[str, Any]:
     """Games played and won per game, places, Posso totals, Big Two series."""
+    T = PersonTotal
     rows = await s.execute(
-        select(
-            R.game,
-            R.place,
-            func.count(),
-            func.min(R.score),
-            func.sum(R.score),
-            func.count(R.score),
-            func.sum(R.hands_won),
-            func.sum(R.possos),
-        )
-        .where(R.person == person)
-        .group_by(R.game, R.place)
-        .order_by(R.game, R.place)
+        select(T.game, T.place, T.games, T.best, T.score_sum, T.scored, T.hands_won, T.possos)
+        .where(T.person == person)
+        .order_by(T.game, T.place)
     )
     games: dict[str, dict[str, Any]] = {}
     posso = Totals()
@@ -293,35 +162,21 @@ async def series(s: AsyncSession, person: str) -> dict[str, int]:
     return {"series": len(rooms), "series_won": won}
 
 
-def _side_sums(r: Any) -> list[Any]:
-    return [
-        func.min(r.score),
-        func.sum(r.score),
-        func.count(r.score),
-        func.sum(r.hands_won),
-        func.sum(r.possos),
-    ]
-
-
 async def head_to_head(s: AsyncSession, one: str, two: str, recent: int = 10) -> dict[str, Any]:
     """Games together per game, who placed higher how often, Posso totals side
     by side over the games they shared, and their latest shared games."""
-    a, b = aliased(SeatResult), aliased(SeatResult)
-    together = and_(b.game_id == a.game_id, b.person == two, b.seat != a.seat)
+    P = PersonPair
     rows = await s.execute(
         select(
-            a.game,
-            func.count(),
-            func.sum(case((a.place < b.place, 1), else_=0)),
-            func.sum(case((a.place > b.place, 1), else_=0)),
-            *_side_sums(a),
-            *_side_sums(b),
+            P.game,
+            P.together,
+            P.higher,
+            P.lower,
+            *(P.best, P.score_sum, P.scored, P.hands_won, P.possos),
+            *(P.other_best, P.other_score_sum, P.other_scored, P.other_hands_won, P.other_possos),
         )
-        .select_from(a)
-        .join(b, together)
-        .where(a.person == one)
-        .group_by(a.game)
-        .order_by(a.game)
+        .where(P.person == one, P.other == two)
+        .order_by(P.game)
     )
     games = []
     posso = (Totals(), Totals())
@@ -338,10 +193,11 @@ async def head_to_head(s: AsyncSession, one: str, two: str, recent: int = 10) ->
         if game == "posso":
             posso[0].add(n, *sums[:5])
             posso[1].add(n, *sums[5:])
+    a, b = aliased(SeatResult), aliased(SeatResult)
     latest = await s.execute(
         select(a.game_id, a.game, a.finished_at, a.place, b.place)
         .select_from(a)
-        .join(b, together)
+        .join(b, and_(b.game_id == a.game_id, b.person == two, b.seat != a.seat))
         .where(a.person == one)
         .order_by(a.game_id.desc())
         .limit(recent)
@@ -360,55 +216,19 @@ async def head_to_head(s: AsyncSession, one: str, two: str, recent: int = 10) ->
 async def rivals(s: AsyncSession, person: str) -> list[dict[str, Any]]:
     """Everyone who shared at least RIVAL_GAMES finished games with `person`,
     most shared first, with who placed higher how often."""
-    a, b = aliased(SeatResult), aliased(SeatResult)
-    shared = func.count()
+    P = PersonPair
+    shared = func.sum(P.together)
     rows = await s.execute(
-        select(
-            b.person,
-            shared,
-            func.sum(case((a.place < b.place, 1), else_=0)),
-            func.sum(case((a.place > b.place, 1), else_=0)),
-        )
-        .select_from(a)
-        .join(
-            b,
-            and_(
-                b.game_id == a.game_id,
-                b.seat != a.seat,
-                b.person.is_not(None),
-                b.person != person,
-            ),
-        )
-        .where(a.person == person)
-        .group_by(b.person)
+        select(P.other, _latest_name(P.other), shared, func.sum(P.higher), func.sum(P.lower))
+        .where(P.person == person)
+        .group_by(P.other)
         .having(shared >= RIVAL_GAMES)
-        .order_by(shared.desc(), b.person)
+        .order_by(shared.desc(), P.other)
     )
-    found = rows.all()
-    names = await _names(s, [p for p, *_ in found])
     return [
-        {"person": p, "name": names.get(p), "together": n, "higher": hi, "lower": lo}
-        for p, n, hi, lo in found
+        {"person": p, "name": name, "together": n, "higher": hi, "lower": lo}
+        for p, name, n, hi, lo in rows.all()
     ]
-
-
-async def _names(s: AsyncSession, persons: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for start in range(0, len(persons), 200):
-        chunk = persons[start : start + 200]
-        latest = (
-            select(R.person, func.max(R.game_id).label("last"))
-            .where(R.person.in_(chunk))
-            .group_by(R.person)
-            .subquery()
-        )
-        rows = await s.execute(
-            select(R.person, R.name).join(
-                latest, and_(R.game_id == latest.c.last, R.person == latest.c.person)
-            )
-        )
-        out.update({p: n for p, n in rows.all() if p is not None})
-    return out
 
 
 async def person_games(

@@ -46,7 +46,7 @@ from app.db.models import (
     utcnow,
 )
 from app.db.sheet import read_row
-from app.db.standings import record_game
+from app.db.summaries import record_game
 from app.store.records import PlayerRecord, RoomRecord
 from app.store.records import Snapshot as StoredSnapshot
 

@@ -1,16 +1,17 @@
-"""Seat results: the records' summary of finished games
+"""The records' summaries of finished games
 
-One row per seat of a finished game (place, score, Posso hands won and
-Possos taken, and the public person id), so that a person's records and a
-head-to-head read one person's rows through a covering index
-(app/db/standings.py).  Expand-only: a new table the previous release never
-reads, filled here for the games already finished.
+`seat_results`, one row per seat of a finished game (place, score, Posso
+hands won and Possos taken, the public person id); `person_totals` and
+`person_pairs`, their sums per person and per two people
+(app/db/summaries.py), so that a person's records and a head-to-head read a
+few rows however many games there are.  Expand-only: new tables the previous
+release never reads, filled here for the games already finished.
 
 Revision: 0004_standings
 Parent:   0003
 Created:  by hand
 
-The fill calls the same `record_game` that finishing a game calls, so the
+The fill calls the same `record_game` and `recount` the app calls, so the
 rows written here are the rows a game finished today gets.
 """
 
@@ -61,16 +62,53 @@ def upgrade() -> None:
             "player_id",
         ],
     )
-    from app.db.standings import record_game
+    op.create_table(
+        "person_totals",
+        sa.Column("person", sa.String(64), nullable=False),
+        sa.Column("game", sa.String(32), nullable=False),
+        sa.Column("place", sa.Integer(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        *_sums(),
+        sa.PrimaryKeyConstraint("person", "game", "place", name="pk_person_totals"),
+        sqlite_with_rowid=False,
+    )
+    op.create_table(
+        "person_pairs",
+        sa.Column("person", sa.String(64), nullable=False),
+        sa.Column("other", sa.String(64), nullable=False),
+        sa.Column("game", sa.String(32), nullable=False),
+        sa.Column("together", sa.Integer(), nullable=False),
+        sa.Column("higher", sa.Integer(), nullable=False),
+        sa.Column("lower", sa.Integer(), nullable=False),
+        *_sums(),
+        *_sums("other_"),
+        sa.PrimaryKeyConstraint("person", "other", "game", name="pk_person_pairs"),
+        sqlite_with_rowid=False,
+    )
+    from app.db.summaries import record_game, recount
 
     conn = op.get_bind()
     finished = conn.execute(
         sa.text("SELECT id FROM games WHERE finished_at IS NOT NULL ORDER BY id")
     ).scalars()
     for game_id in list(finished):
-        record_game(conn, game_id)
+        record_game(conn, game_id, sums=False)
+    recount(conn)
+
+
+def _sums(prefix: str = "") -> list[sa.Column[object]]:
+    """A side's Posso sums: games scored, their sum, the best, hands won, Possos."""
+    return [
+        sa.Column(f"{prefix}scored", sa.Integer(), nullable=False),
+        sa.Column(f"{prefix}score_sum", sa.BigInteger(), nullable=False),
+        sa.Column(f"{prefix}best", sa.Integer(), nullable=True),
+        sa.Column(f"{prefix}hands_won", sa.Integer(), nullable=False),
+        sa.Column(f"{prefix}possos", sa.Integer(), nullable=False),
+    ]
 
 
 def downgrade() -> None:
+    op.drop_table("person_pairs")
+    op.drop_table("person_totals")
     op.drop_index("ix_seat_results_person", table_name="seat_results")
     op.drop_table("seat_results")

@@ -8,8 +8,10 @@ import csv
 import io
 import json
 import random
+import shutil
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,12 +36,30 @@ def _games_registered() -> None:
             pytest.skip(f"the {name} engine is not registered")
 
 
-@pytest.fixture
-def night(db_url: str, _games_registered: None) -> Iterator[tuple[Evening, dict[str, Any]]]:
+@pytest.fixture(scope="module", params=backends.BACKENDS)
+def night_db(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    sqlite_template: Path,
+) -> Iterator[str]:
+    """A database of the module's own: the evening below is played once per
+    backend, and the tests that only read it share it."""
+    if request.param == "sqlite":
+        path = tmp_path_factory.mktemp("night") / "cardroom.db"
+        shutil.copyfile(sqlite_template, path)
+        yield f"sqlite+aiosqlite:///{path}"
+        return
+    with backends.fresh_pg_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def night(night_db: str, _games_registered: None) -> Iterator[tuple[Evening, dict[str, Any]]]:
     """Ann hosts three Big Two games with Bob and Cat (and a bot), then one
-    Posso game with Bob (and a bot).  Dan plays elsewhere, alone with bots."""
+    Posso game with Bob (and a bot).  Dan plays elsewhere, alone with bots.
+    Read only: the test that changes who is who plays its own evening."""
     rng = random.Random(SEED)
-    with evening(db_url, SEED) as ev:
+    with evening(night_db, SEED) as ev:
         big, token = ev.open_room("bigtwo", "Ann", ["Bob", "Cat"])
         with ev.host(big, token) as ann:
             bigtwo = play_games(ann, 3, rng)
@@ -239,17 +259,22 @@ def test_a_finished_games_record_is_for_its_full_replay_and_replays_back(
     assert ev.client.post("/api/replay", json={"game": "posso"}).status_code == 422
 
 
-def test_signing_up_takes_a_guests_records_along(night: tuple[Evening, dict[str, Any]]) -> None:
-    ev, _ = night
-    bob = ev.person("Bob")
-    made = ev.as_("Bob").post(
-        "/api/accounts/signup", json={"name": "Bobby", "password": "a long enough secret"}
-    )
-    assert made.status_code == 201, made.text
-    now = ev.get("Bob", "/api/me/person").json()
-    assert now["person"].startswith("a") and now["signed_in"]
-    rec = ev.get("Bob", f"/api/people/{now['person']}").json()
-    assert rec["played"] == 4 and rec["name"] == "Bobby"
-    assert ev.get("Ann", f"/api/people/{bob.id}").status_code == 403  # the guest id is empty now
-    rivals = ev.get("Ann", f"/api/people/{ev.person('Ann').id}/rivals").json()["rivals"]
-    assert rivals[0]["person"] == now["person"]
+def test_signing_up_takes_a_guests_records_along(db_url: str, _games_registered: None) -> None:
+    rng = random.Random(SEED)
+    with evening(db_url, SEED) as ev:
+        code, token = ev.open_room("bigtwo", "Ann", ["Bob"])
+        with ev.host(code, token) as ann:
+            play_games(ann, 3, rng)
+        bob = ev.person("Bob")
+        made = ev.as_("Bob").post(
+            "/api/accounts/signup", json={"name": "Bobby", "password": "a long enough secret"}
+        )
+        assert made.status_code == 201, made.text
+        now = ev.get("Bob", "/api/me/person").json()
+        assert now["person"].startswith("a") and now["signed_in"]
+        rec = ev.get("Bob", f"/api/people/{now['person']}").json()
+        assert rec["played"] == 3 and rec["name"] == "Bobby"
+        # the guest's id holds nothing any more: nobody has played with it
+        assert ev.get("Ann", f"/api/people/{bob.id}").status_code == 403
+        rivals = ev.get("Ann", f"/api/people/{ev.person('Ann').id}/rivals").json()["rivals"]
+        assert [r["person"] for r in rivals] == [now["person"]]
