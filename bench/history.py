@@ -4,9 +4,13 @@ Fills a database with finished games - their rows in games, game_seats,
 seat_results, and for one game in ten a ten-hand Posso score sheet
 (score_hands, score_lines) - with one person, "hero", who played 10,000 of
 them (ten an evening, in a thousand rooms, with a circle of forty friends),
-then times the queries the records routes run for that person: records,
-rivals, a head-to-head with a friend, the check that a friend may see the
-page, and a room's evening.  Prints p50 / p99 / max per query.
+then counts the records' sums as the migration does, and times the queries
+the records routes run for that person: records, rivals, a head-to-head with
+a friend, the check that a friend may see the page, the whole person page,
+and a room's evening.  Prints wall-clock p50 / p99 / max per query and the
+process's CPU time (all threads: the SQLite driver runs in one), with the
+load average: on a shared machine the wall clock mostly measures the wait
+for a core.
 
     .venv/bin/python bench/history.py                      # SQLite, a million games
     .venv/bin/python bench/history.py --postgres postgresql+asyncpg://postgres@127.0.0.1/postgres
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import secrets
 import sqlite3
@@ -294,6 +299,10 @@ async def fill_postgres(dsn: str, filler: Filler) -> None:
         await conn.close()
 
 
+def _p99(sorted_ms: list[float]) -> float:
+    return sorted_ms[min(len(sorted_ms) - 1, int(len(sorted_ms) * 0.99))]
+
+
 async def summarize(url: str) -> None:
     """Count everyone's sums from the seats, as the migration does."""
     engine = make_engine(url)
@@ -341,18 +350,21 @@ async def measure(url: str, runs: int) -> None:
         "person page (all)": lambda s: _person_page(s, hero),
         "room evening": lambda s: st.evening(s, room_id),
     }
+    print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for name, case in cases.items():
-        times = []
+        times, cpu = [], []
         for _ in range(runs):
             async with sessions() as s:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 await case(s)
                 times.append((time.perf_counter() - t0) * 1000)
+                cpu.append((time.process_time() - c0) * 1000)
         times.sort()
-        p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+        cpu.sort()
         print(
-            f"  {name:22s} p50 {statistics.median(times):7.2f} ms   p99 {p99:7.2f} ms   "
-            f"max {times[-1]:7.2f} ms"
+            f"  {name:22s} wall p50 {statistics.median(times):6.2f}  p99 {_p99(times):6.2f}  "
+            f"max {times[-1]:6.2f} ms | cpu p50 {statistics.median(cpu):6.2f}  "
+            f"p99 {_p99(cpu):6.2f} ms"
         )
     await engine.dispose()
 

@@ -264,6 +264,7 @@ class SeatResult(Base):
             "room_id",
             "player_id",
         ),
+        Index("ix_seat_results_room_id", "room_id", "game"),
         {"sqlite_with_rowid": False},
     )
 
@@ -333,3 +334,21 @@ class PersonPair(Base):
     other_best: Mapped[int | None] = mapped_column(Integer)
     other_hands_won: Mapped[int] = mapped_column(Integer)
     other_possos: Mapped[int] = mapped_column(Integer)
+
+
+class SeriesPoints(Base):
+    """A room's Big Two series tally, one row per occupant (bots included,
+    `person` null): kept up with `seat_results` (app/db/summaries.py), so "how
+    many series has this person won" compares a few rows per room instead of
+    reading every room's tally."""
+
+    __tablename__ = "series_points"
+    __table_args__ = (
+        Index("ix_series_points_person", "person", "room_id", "points"),
+        {"sqlite_with_rowid": False},
+    )
+
+    room_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    person: Mapped[str | None] = mapped_column(String(64))
+    points: Mapped[int] = mapped_column(Integer)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import and_, case, exists, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -33,12 +33,11 @@ from app.db.models import (
     Player,
     Room,
     SeatResult,
+    SeriesPoints,
 )
 
 #: three shared games make a rival (board-game score apps name one no sooner)
 RIVAL_GAMES = 3
-#: the game whose rooms keep a series tally (app/rooms/room.py)
-SERIES_GAME = "bigtwo"
 
 R = SeatResult
 
@@ -138,28 +137,19 @@ async def series(s: AsyncSession, person: str) -> dict[str, int]:
     """Big Two series: a room's Big Two games are one series, won by whoever
     tops its tally (ties win together; a series still being played counts as
     its leader's)."""
-    mine = (
+    mine, top = aliased(SeriesPoints), aliased(SeriesPoints)
+    best = select(func.max(top.points)).where(top.room_id == mine.room_id).scalar_subquery()
+    played, won = (
         await s.execute(
-            select(R.room_id, R.player_id)
-            .where(R.person == person, R.game == SERIES_GAME)
-            .distinct()
+            select(
+                func.count(),
+                func.coalesce(
+                    func.sum(case((and_(mine.points > 0, mine.points >= best), 1), else_=0)), 0
+                ),
+            ).where(mine.person == person)
         )
-    ).all()
-    ids: dict[int, set[str]] = {}
-    for room_id, player_id in mine:
-        ids.setdefault(room_id, set()).add(player_id)
-    won = 0
-    rooms = sorted(ids)
-    for start in range(0, len(rooms), 500):
-        chunk = rooms[start : start + 500]
-        for room_id, tally in await s.execute(
-            select(Room.id, Room.tally).where(Room.id.in_(chunk))
-        ):
-            points = {k: v for k, v in (tally or {}).items() if isinstance(v, int | float)}
-            top = max(points.values(), default=0)
-            if top > 0 and any(points.get(pid) == top for pid in ids[room_id]):
-                won += 1
-    return {"series": len(rooms), "series_won": won}
+    ).one()
+    return {"series": int(played), "series_won": int(won)}
 
 
 async def head_to_head(s: AsyncSession, one: str, two: str, recent: int = 10) -> dict[str, Any]:
@@ -193,22 +183,36 @@ async def head_to_head(s: AsyncSession, one: str, two: str, recent: int = 10) ->
         if game == "posso":
             posso[0].add(n, *sums[:5])
             posso[1].add(n, *sums[5:])
+    # walk back through the games of whichever of the two played fewer
+    counts = dict(
+        (
+            await s.execute(
+                select(PersonTotal.person, func.sum(PersonTotal.games))
+                .where(PersonTotal.person.in_([one, two]))
+                .group_by(PersonTotal.person)
+            )
+        ).all()
+    )
+    walk, meet = (one, two) if counts.get(one, 0) <= counts.get(two, 0) else (two, one)
     a, b = aliased(SeatResult), aliased(SeatResult)
     latest = await s.execute(
         select(a.game_id, a.game, a.finished_at, a.place, b.place)
         .select_from(a)
-        .join(b, and_(b.game_id == a.game_id, b.person == two, b.seat != a.seat))
-        .where(a.person == one)
+        .join(b, and_(b.game_id == a.game_id, b.person == meet, b.seat != a.seat))
+        .where(a.person == walk)
         .order_by(a.game_id.desc())
         .limit(recent)
     )
+    shared = [(gid, game, at, pa, pb) for gid, game, at, pa, pb in latest.all()]
+    if walk != one:
+        shared = [(gid, game, at, pb, pa) for gid, game, at, pa, pb in shared]
     return {
         "games": games,
         "together": sum(g["together"] for g in games),
         "posso": [posso[0].as_json(), posso[1].as_json()],
         "recent": [
             {"id": gid, "game": game, "finished_at": iso(at), "places": [pa, pb]}
-            for gid, game, at, pa, pb in latest.all()
+            for gid, game, at, pa, pb in shared
         ],
     }
 

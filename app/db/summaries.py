@@ -12,7 +12,10 @@ app/db/writes.py), so they never disagree with it:
 - `person_pairs`: per two people and game (both ways round), the games they
   shared, who placed higher how often, and each side's Posso sums: a
   head-to-head, the rivals, and "may this person see that one" are one
-  index range each.
+  index range each;
+- `series_points`: each room's Big Two tally per occupant, counted as the
+  room counts it (SERIES_POINTS), so the series a person won are found
+  without reading every room's tally.
 
 A first finish adds its seats to the sums (upserts).  Sums cannot take a
 game back out (a best score is a minimum), so when a result is written again,
@@ -50,6 +53,7 @@ from app.db.models import (
     Player,
     ScoreLine,
     SeatResult,
+    SeriesPoints,
 )
 from app.db.people import person_of
 
@@ -104,6 +108,15 @@ _ADOPT = (
     .values(person=bindparam("account_person"))
 )
 
+#: the game whose rooms keep a series tally, and its points per place: as
+#: app/rooms/room.py counts the tally (tests/api/test_records.py compares them)
+SERIES_GAME = "bigtwo"
+SERIES_POINTS = (3, 2, 1, 0)
+_series = cast(Table, SeriesPoints.__table__)
+_POINTS_OF_PLACE = case(
+    *((_results.c.place == i + 1, p) for i, p in enumerate(SERIES_POINTS)), else_=0
+)
+
 #: columns summed, and the column kept as a minimum, in both summaries
 _SUMS = ("scored", "score_sum", "hands_won", "possos")
 _PAIR_SUMS = ("together", "higher", "lower", *_SUMS, *(f"other_{c}" for c in _SUMS))
@@ -134,6 +147,8 @@ def record_game(conn: Connection, game_id: int, *, sums: bool = True) -> None:
         return
     if before:  # written again: count the people concerned from scratch
         recount(conn, before | {r["person"] for r in rows if r["person"]})
+        if rows and rows[0]["game"] == SERIES_GAME:
+            _recount_series(conn, rows[0]["room_id"])
     elif rows:
         _add(conn, rows)
 
@@ -208,6 +223,17 @@ def _add(conn: Connection, rows: list[dict[str, Any]]) -> None:
         conn.execute(_upsert(conn, "totals"), totals)
     if pairs:
         conn.execute(_upsert(conn, "pairs"), pairs)
+    if rows[0]["game"] == SERIES_GAME:
+        series = [
+            {
+                "room_id": r["room_id"],
+                "player_id": r["player_id"],
+                "person": r["person"],
+                "points": _points(r["place"]),
+            }
+            for r in rows
+        ]
+        conn.execute(_upsert(conn, "series"), series)
 
 
 _UPSERTS: dict[tuple[str, str], Insert] = {}
@@ -222,14 +248,16 @@ def _upsert(conn: Connection, which: str) -> Insert:
         make: Callable[[Table], Any] = (
             postgresql.insert if dialect == "postgresql" else sqlite.insert
         )
-        table, keys, sums, mins = (
-            (_totals, ["person", "game", "place"], _TOTAL_SUMS, ("best",))
-            if which == "totals"
-            else (_pairs, ["person", "other", "game"], _PAIR_SUMS, ("best", "other_best"))
-        )
+        table, keys, sums, mins = {
+            "totals": (_totals, ["person", "game", "place"], _TOTAL_SUMS, ("best",)),
+            "pairs": (_pairs, ["person", "other", "game"], _PAIR_SUMS, ("best", "other_best")),
+            "series": (_series, ["room_id", "player_id"], ("points",), ()),
+        }[which]
         stmt = make(table)
         new = stmt.excluded
         changes: dict[str, Any] = {c: table.c[c] + new[c] for c in sums}
+        if which == "series":  # a guest who signed in since: the seat is the account's
+            changes["person"] = new["person"]
         for c in mins:
             changes[c] = case(
                 (new[c].is_(None), table.c[c]),
@@ -300,6 +328,7 @@ def recount(conn: Connection, persons: Iterable[str] | None = None) -> None:
     if who is None:
         conn.execute(delete(_totals))
         conn.execute(delete(_pairs))
+        _recount_series(conn, None)
         chunks: list[list[str] | None] = [None]
     else:
         chunks = [who[i : i + 200] for i in range(0, len(who), 200)]
@@ -346,6 +375,38 @@ def recount(conn: Connection, persons: Iterable[str] | None = None) -> None:
         )
 
 
+def _points(place: int) -> int:
+    """Series points for a place (Big Two places are never shared)."""
+    return SERIES_POINTS[place - 1] if 0 < place <= len(SERIES_POINTS) else 0
+
+
+_SERIES_OF_ROOM = (
+    select(
+        _results.c.room_id,
+        _results.c.player_id,
+        func.max(_results.c.person),
+        func.sum(_POINTS_OF_PLACE),
+    )
+    .where(_results.c.game == SERIES_GAME)
+    .group_by(_results.c.room_id, _results.c.player_id)
+)
+_SERIES_COLUMNS = ["room_id", "player_id", "person", "points"]
+
+
+def _recount_series(conn: Connection, room_id: int | None) -> None:
+    """A room's series tally (every room's, with None) counted from its seats."""
+    if room_id is None:
+        conn.execute(delete(_series))
+        conn.execute(insert(_series).from_select(_SERIES_COLUMNS, _SERIES_OF_ROOM))
+        return
+    conn.execute(delete(_series).where(_series.c.room_id == room_id))
+    conn.execute(
+        insert(_series).from_select(
+            _SERIES_COLUMNS, _SERIES_OF_ROOM.where(_results.c.room_id == room_id)
+        )
+    )
+
+
 def adopt(conn: Connection, guest_id: str | None, account_id: int) -> None:
     """A guest signed up or in: its records are the account's from now on."""
     guest, account = person_of(guest_id, None), person_of(None, account_id)
@@ -354,3 +415,4 @@ def adopt(conn: Connection, guest_id: str | None, account_id: int) -> None:
     moved = conn.execute(_ADOPT, {"guest_person": guest, "account_person": account})
     if moved.rowcount:
         recount(conn, [guest, account])
+        conn.execute(update(_series).where(_series.c.person == guest).values(person=account))

@@ -2,7 +2,8 @@
 
 `seat_results`, one row per seat of a finished game (place, score, Posso
 hands won and Possos taken, the public person id); `person_totals` and
-`person_pairs`, their sums per person and per two people
+`person_pairs`, their sums per person and per two people, and
+`series_points`, each room's Big Two tally
 (app/db/summaries.py), so that a person's records and a head-to-head read a
 few rows however many games there are.  Expand-only: new tables the previous
 release never reads, filled here for the games already finished.
@@ -85,6 +86,19 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("person", "other", "game", name="pk_person_pairs"),
         sqlite_with_rowid=False,
     )
+    op.create_index("ix_seat_results_room_id", "seat_results", ["room_id", "game"])
+    op.create_table(
+        "series_points",
+        sa.Column("room_id", sa.Integer(), nullable=False),
+        sa.Column("player_id", sa.String(64), nullable=False),
+        sa.Column("person", sa.String(64), nullable=True),
+        sa.Column("points", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("room_id", "player_id", name="pk_series_points"),
+        sqlite_with_rowid=False,
+    )
+    op.create_index(
+        "ix_series_points_person", "series_points", ["person", "room_id", "points"]
+    )
     from app.db.summaries import record_game, recount
 
     conn = op.get_bind()
@@ -108,6 +122,9 @@ def _sums(prefix: str = "") -> list[sa.Column[object]]:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_series_points_person", table_name="series_points")
+    op.drop_table("series_points")
+    op.drop_index("ix_seat_results_room_id", table_name="seat_results")
     op.drop_table("person_pairs")
     op.drop_table("person_totals")
     op.drop_index("ix_seat_results_person", table_name="seat_results")

@@ -155,6 +155,12 @@ def test_head_to_head_and_rivals(night: tuple[Evening, dict[str, Any]]) -> None:
     assert per_game["posso"]["together"] == 1
     assert [side["best"] for side in h2h["posso"]] == [posso[0], posso[1]]
     assert h2h["together"] == 4 and len(h2h["recent"]) == 4
+    # Cat played fewer games than Ann: the latest shared games are found from
+    # Cat's side, and still reported from Ann's
+    with_cat = ev.get("Bob", f"/api/people/{ann.id}/versus/{cat.id}").json()
+    assert [g["places"] for g in with_cat["recent"]] == [
+        [_places(f)[0], _places(f)[2]] for f in reversed(finals)
+    ]
     # Cat shared only the Big Two games with Bob: Cat may look, Dan may not
     assert ev.get("Dan", f"/api/people/{ann.id}/versus/{bob.id}").status_code == 403
     assert ev.get("Ann", f"/api/people/{ann.id}/versus/{ann.id}").status_code == 400

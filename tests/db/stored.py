@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.db.models import PersonPair, PersonTotal
+from app.db.models import PersonPair, PersonTotal, SeriesPoints
 from app.store.records import PlayerRecord, Records, RoomRecord
 from tests.db.tinygame import Played
 
@@ -48,11 +48,12 @@ async def store(
     return game_id
 
 
-async def summary_sums(conn: AsyncConnection) -> tuple[list[Any], list[Any]]:
-    """Every row of the records' sums (app/db/summaries.py), in key order."""
+async def summary_sums(conn: AsyncConnection) -> list[list[Any]]:
+    """Every row of the records' sums (app/db/summaries.py), in key order:
+    person totals, person pairs, series points."""
     found = []
-    for model in (PersonTotal, PersonPair):
+    for model in (PersonTotal, PersonPair, SeriesPoints):
         table = model.__table__
         rows = await conn.execute(select(table).order_by(*table.primary_key))
         found.append([tuple(r) for r in rows.all()])
-    return found[0], found[1]
+    return found

@@ -32,7 +32,7 @@ async def _rows(url: str) -> list[tuple[int, int, str | None, int]]:
         await engine.dispose()
 
 
-async def _sums(url: str) -> tuple[list[Any], list[Any]]:
+async def _sums(url: str) -> list[list[Any]]:
     engine = make_engine(url, poolclass=pool.NullPool)
     try:
         async with engine.connect() as conn:
