@@ -54,7 +54,8 @@ def _until_finished(http: httpx.Client, code: str, games: int) -> None:
     raise AssertionError(f"room {code} did not finish game {games}")
 
 
-def _two_posso_games(base: str) -> tuple[str, list[int]]:
+def _two_posso_games(base: str) -> tuple[str, list[int], str]:
+    """A room's code, its two finished games' ids and the host's seat token."""
     with httpx.Client(base_url=base, cookies={GUEST_COOKIE: HOST}) as http:
         made = http.post(
             "/api/rooms",
@@ -73,13 +74,18 @@ def _two_posso_games(base: str) -> tuple[str, list[int]]:
         _command(base, code, token, "rematch")
         _until_finished(http, code, 2)
         games = http.get("/api/me/games").json()["games"]
-    return code, sorted(g["id"] for g in games if g["room"] == code)
+    return code, sorted(g["id"] for g in games if g["room"] == code), token
 
 
-def _page_as_host(pages: Pages, path: str) -> Any:
+def _page_as_host(pages: Pages, path: str, seat: tuple[str, str] | None = None) -> Any:
+    """A page in the host's browser (their guest cookie; their seat in a room)."""
     ctx = pages.browser.new_context(viewport=LAPTOP)
     ctx.set_default_timeout(20_000)
     ctx.add_cookies([{"name": GUEST_COOKIE, "value": HOST, "url": pages.base}])
+    if seat is not None:
+        code, token = seat
+        held = json.dumps({"token": token, "seat": 0, "name": "Printer"})
+        ctx.add_init_script(f"localStorage.setItem('cardroom:room:{code}', {json.dumps(held)});")
     pages.contexts.append(ctx)
     page = ctx.new_page()
     page.on("pageerror", lambda e: pages.errors.append(f"page error: {e}"))
@@ -99,7 +105,7 @@ def _pdf_pages(pdf: Path) -> list[str]:
 def test_printed_sheets_are_one_page_per_game_with_the_chart(
     pages: Pages, server: str, tmp_path: Path
 ) -> None:
-    code, ids = _two_posso_games(server)
+    code, ids, _ = _two_posso_games(server)
     assert len(ids) == 2
     with httpx.Client(base_url=server, cookies={GUEST_COOKIE: HOST}) as http:
         sheets = [http.get(f"/api/history/games/{g}/sheet").json() for g in ids]
@@ -130,7 +136,7 @@ def test_printed_sheets_are_one_page_per_game_with_the_chart(
 
 
 def test_the_person_page_and_the_evening_show_the_games(pages: Pages, server: str) -> None:
-    code, ids = _two_posso_games(server)
+    code, ids, token = _two_posso_games(server)
     me = person_of(HOST, None)
     page = _page_as_host(pages, "/#me")
     page.wait_for_selector("h1:has-text('Printer (you)')")
@@ -142,6 +148,11 @@ def test_the_person_page_and_the_evening_show_the_games(pages: Pages, server: st
     evening.wait_for_selector("table.league")
     text = evening.inner_text("main")
     assert "Printer" in text and evening.locator("ol.games li").count() == 2
+    # the room page itself: its Evening tab
+    room = _page_as_host(pages, f"/r/{code}", seat=(code, token))
+    room.click("button[data-tab='evening']")
+    room.wait_for_selector(".evening table.league")
+    assert room.locator(".evening ol.games li").count() == 2
     game = _page_as_host(pages, f"/#game/{ids[-1]}")
     game.wait_for_selector("a.person")
     assert game.locator("a.person").first.get_attribute("href") == f"/#person/{me}"
