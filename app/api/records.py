@@ -153,7 +153,7 @@ async def person_games_csv(person: PersonId, db: Db, me: Me) -> Response:
                 _cell(g["score"]),
                 _cell(g["hands_won"]),
                 _cell(g["possos"]),
-                " / ".join(g["players"]),
+                _text(" / ".join(g["players"])),
             ]
         )
     return _csv(out, f"games-{person}.csv")
@@ -168,11 +168,13 @@ async def sheet_csv(game_id: GameId, db: Db, me: Me) -> Response:
         raise fail(
             404, "no_sheet", f"game {game_id} is {info.game}: only Posso keeps a score sheet"
         )
-    names = {s.seat: s.name for s in info.seats}
+    names = {s.seat: _text(s.name) for s in info.seats}
     out, w = _writer()
     head = ["hand", "dealer", "requirement", "went_out", "cut"]
     for s in info.seats:
-        head += [f"{s.name} (seat {s.seat + 1}) {part}" for part in ("points", "total", "possos")]
+        head += [
+            _text(f"{s.name} (seat {s.seat + 1}) {part}") for part in ("points", "total", "possos")
+        ]
     w.writerow(head)
     for hand in await h.score_sheet(db, game_id):
         by_seat = {ln["seat"]: ln for ln in hand["lines"]}
@@ -322,6 +324,12 @@ def _csv(out: io.StringIO, filename: str) -> Response:
 
 def _cell(value: Any) -> str:
     return "" if value is None else str(value)
+
+
+def _text(value: str) -> str:
+    """A name in a spreadsheet cell: one that starts like a formula is kept as
+    text (a leading apostrophe), so opening the file never runs it."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 def _json(value: Any) -> str:

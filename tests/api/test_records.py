@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from app.api import records as records_api
 from app.games import GAMES
 from tests.api.evenings import Evening, evening, play_games
 from tests.db import backends
@@ -284,3 +285,8 @@ def test_signing_up_takes_a_guests_records_along(db_url: str, _games_registered:
         assert ev.get("Ann", f"/api/people/{bob.id}").status_code == 403
         rivals = ev.get("Ann", f"/api/people/{ev.person('Ann').id}/rivals").json()["rivals"]
         assert [r["person"] for r in rivals] == [now["person"]]
+
+
+def test_a_name_that_looks_like_a_formula_stays_text_in_a_csv() -> None:
+    assert records_api._text("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    assert records_api._text("@Ann") == "'@Ann" and records_api._text("Ann") == "Ann"
