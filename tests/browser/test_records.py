@@ -21,7 +21,7 @@ from app.api.identity import GUEST_COOKIE
 from app.db.people import person_of
 from tests.browser.conftest import LAPTOP, Pages
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 HOST = "guest-printer-" + "p" * 40
 #: bots move at once; the host's seat gets a stand-in as soon as the host leaves
