@@ -378,5 +378,14 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
         row["tally"] = tally.get(pid) if isinstance(tally, dict) else None
         row["posso"] = totals[pid].as_json() if pid in totals else None
         table.append(row)
-    table.sort(key=lambda r: (-(r["tally"] or 0), -r["won"], -r["played"], r["name"]))
+    # the series first, then wins, then the lower Posso average (Posso's best)
+    table.sort(
+        key=lambda r: (
+            -(r["tally"] or 0),
+            -r["won"],
+            (r["posso"] or {}).get("average") or 0,
+            -r["played"],
+            r["name"],
+        )
+    )
     return {"games": games, "league": table}

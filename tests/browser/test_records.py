@@ -19,7 +19,7 @@ from websockets.sync.client import connect
 
 from app.api.identity import GUEST_COOKIE
 from app.db.people import person_of
-from tests.browser.conftest import LAPTOP, Pages
+from tests.browser.conftest import LAPTOP, Pages, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
@@ -144,6 +144,7 @@ def test_the_person_page_and_the_evening_show_the_games(pages: Pages, server: st
     assert page.inner_text("main").count("Posso ·") >= 2
     link = page.locator(f"a[href='/api/people/{me}/games.csv']")
     assert link.count() == 1
+    shoot(page, "records-person")
     evening = _page_as_host(pages, f"/#evening/{code}")
     evening.wait_for_selector("table.league")
     text = evening.inner_text("main")
@@ -153,6 +154,7 @@ def test_the_person_page_and_the_evening_show_the_games(pages: Pages, server: st
     room.click("button[data-tab='evening']")
     room.wait_for_selector(".evening table.league")
     assert room.locator(".evening ol.games li").count() == 2
+    shoot(room, "records-room-evening")
     game = _page_as_host(pages, f"/#game/{ids[-1]}")
     game.wait_for_selector("a.person")
     assert game.locator("a.person").first.get_attribute("href") == f"/#person/{me}"
