@@ -35,6 +35,7 @@ from app.db.models import (
     SeatResult,
     SeriesPoints,
 )
+from app.db.people import person_of
 
 #: three shared games make a rival (board-game score apps name one no sooner)
 RIVAL_GAMES = 3
@@ -305,6 +306,8 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
                 func.coalesce(GameSeat.name, Player.name),
                 Player.player_id,
                 Player.is_bot,
+                Player.guest_id,
+                Player.account_id,
                 R.place,
                 R.score,
                 R.hands_won,
@@ -315,12 +318,13 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
             .where(GameSeat.game_id.in_(chunk))
             .order_by(GameSeat.game_id, GameSeat.seat)
         )
-        for gid, seat, name, pid, is_bot, place, score, won, possos in rows.all():
+        for gid, seat, name, pid, is_bot, guest, account, place, score, won, possos in rows.all():
             seats.setdefault(gid, []).append(
                 {
                     "seat": seat,
                     "name": name,
                     "player": pid,
+                    "person": person_of(guest, account),
                     "is_bot": is_bot,
                     "place": place,
                     "score": score,
@@ -352,6 +356,7 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
                 line["player"],
                 {
                     "player": line["player"],
+                    "person": line["person"],
                     "name": line["name"],
                     "is_bot": line["is_bot"],
                     "played": 0,

@@ -188,6 +188,8 @@ def test_a_rooms_evening_lists_its_games_in_order_with_a_league(
     assert {row["player"]: row["tally"] for row in league} == tally
     assert [row["tally"] for row in league] == sorted(tally.values(), reverse=True)
     assert all(row["played"] == 3 for row in league)
+    people = {row["name"]: row["person"] for row in league}
+    assert people["Cat"] == ev.person("Cat").id and people["Ann"] == ev.person("Ann").id
     assert sum(row["won"] for row in league) == 3
     assert ev.get("Dan", f"/api/history/rooms/{big}/evening").status_code == 403
 
