@@ -15,6 +15,7 @@ for a core.
     .venv/bin/python bench/history.py                      # SQLite, a million games
     .venv/bin/python bench/history.py --postgres postgresql+asyncpg://postgres@127.0.0.1/postgres
     .venv/bin/python bench/history.py --games 100000 --keep   # smaller; keep the file
+    .venv/bin/python bench/history.py --postgres URL --pg-database bench_history_x  # again
 
 The rows are written straight into the tables (sqlite3 executemany, or
 PostgreSQL's COPY), in the shape the app writes them: filling a million
@@ -43,7 +44,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
@@ -366,7 +367,48 @@ async def measure(url: str, runs: int) -> None:
             f"max {times[-1]:6.2f} ms | cpu p50 {statistics.median(cpu):6.2f}  "
             f"p99 {_p99(cpu):6.2f} ms"
         )
+    if engine.dialect.name == "postgresql":
+        await server_side(engine, sessions, cases, max(10, runs // 4))
     await engine.dispose()
+
+
+async def server_side(
+    engine: Any, sessions: Any, cases: dict[str, Callable[[Any], Awaitable[Any]]], runs: int
+) -> None:
+    """PostgreSQL's own time for each case's statements (EXPLAIN ANALYZE:
+    planning plus execution), which a busy client machine does not inflate."""
+    seen: list[tuple[str, Any]] = []
+
+    def note(_conn: Any, _cursor: Any, sql: str, params: Any, *_args: Any) -> None:
+        seen.append((sql, params))
+
+    print("  PostgreSQL's own time per case (EXPLAIN ANALYZE of each statement, summed):")
+    for name, case in cases.items():
+        seen.clear()
+        event.listen(engine.sync_engine, "before_cursor_execute", note)
+        try:
+            async with sessions() as s:
+                await case(s)
+        finally:
+            event.remove(engine.sync_engine, "before_cursor_execute", note)
+        statements = list(seen)
+        totals = []
+        async with engine.connect() as conn:
+            raw = (await conn.get_raw_connection()).driver_connection
+            for _ in range(runs):
+                ms = 0.0
+                for sql, params in statements:
+                    plan = await raw.fetchval(
+                        "EXPLAIN (ANALYZE, FORMAT JSON) " + sql, *(params or ())
+                    )
+                    top = (json.loads(plan) if isinstance(plan, str) else plan)[0]
+                    ms += top["Planning Time"] + top["Execution Time"]
+                totals.append(ms)
+        totals.sort()
+        print(
+            f"  {name:22s} server p50 {statistics.median(totals):6.2f}  "
+            f"p99 {_p99(totals):6.2f} ms  ({len(statements)} statements)"
+        )
 
 
 async def main() -> None:
@@ -376,10 +418,15 @@ async def main() -> None:
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--keep", action="store_true", help="keep the SQLite file / PG database")
     ap.add_argument("--sqlite-file", help="reuse (or create) this SQLite file")
+    ap.add_argument("--pg-database", help="measure a database an earlier --keep run filled")
     ap.add_argument("--seed", type=int, default=30)
     args = ap.parse_args()
     filler = Filler(args.games, args.seed)
     t0 = time.perf_counter()
+    if args.postgres and args.pg_database:  # filled before (--keep): measure again
+        url = make_url(args.postgres).set(database=args.pg_database)
+        await measure(url.render_as_string(hide_password=False), args.runs)
+        return
     if args.postgres:
         base = make_url(args.postgres)
         name = f"bench_history_{secrets.token_hex(4)}"
@@ -388,6 +435,7 @@ async def main() -> None:
         await conn.execute(f'CREATE DATABASE "{name}"')
         await conn.close()
         url = base.set(database=name).render_as_string(hide_password=False)
+        print(f"PostgreSQL database {name}")
         try:
             await migrate(url)
             dsn = base.set(drivername="postgresql", database=name).render_as_string(
