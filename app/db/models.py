@@ -345,6 +345,8 @@ class SeriesPoints(Base):
     __tablename__ = "series_points"
     __table_args__ = (
         Index("ix_series_points_person", "person", "room_id", "points"),
+        #: a room's top score from the index alone (PostgreSQL reads no table rows)
+        Index("ix_series_points_room_id", "room_id", "points"),
         {"sqlite_with_rowid": False},
     )
 

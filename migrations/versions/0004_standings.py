@@ -99,6 +99,7 @@ def upgrade() -> None:
     op.create_index(
         "ix_series_points_person", "series_points", ["person", "room_id", "points"]
     )
+    op.create_index("ix_series_points_room_id", "series_points", ["room_id", "points"])
     from app.db.summaries import record_game, recount
 
     conn = op.get_bind()
@@ -122,6 +123,7 @@ def _sums(prefix: str = "") -> list[sa.Column[object]]:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_series_points_room_id", table_name="series_points")
     op.drop_index("ix_series_points_person", table_name="series_points")
     op.drop_table("series_points")
     op.drop_index("ix_seat_results_room_id", table_name="seat_results")
