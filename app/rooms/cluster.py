@@ -21,8 +21,11 @@ moves bots (app/store/cluster.py holds the lease and its fencing epoch).
   an owner is gone (its lease expired: killed, or paused past it) or changed,
   the holder takes the room if it can and closes its relayed sockets with
   1012, and their clients reconnect - to any process - with their tokens.
-  Each process also adopts, every few seconds, open rooms nobody owns, so a
-  room with nobody connected still plays its bots and timers.
+  Each process also adopts, every few seconds, the open rooms nobody owns that
+  rendezvous hashing over the live processes gives it, so a room with nobody
+  connected still plays its bots and timers, and a dead process's rooms spread
+  over the living.
+- **Closing.** A room that closes gives up its lease and epoch counter at once.
 - **Graceful stop.** On shutdown a process releases its leases at once.
 - **Redis restarts.** Streams and leases vanish: owners fail to renew and step
   down, holders find no owner and close their sockets; clients reconnect and
@@ -36,7 +39,7 @@ import contextlib
 import dataclasses
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
 import orjson
@@ -47,7 +50,7 @@ from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.room import Room, Seeds
 from app.rooms.tokens import token_hash
-from app.store.cluster import Cluster
+from app.store.cluster import Cluster, rendezvous
 from app.store.records import PlayerRecord, Records
 
 log = logging.getLogger(__name__)
@@ -117,6 +120,9 @@ class ClusterManager(RoomManager):
         self.remote: dict[str, tuple[Room, Connection, str]] = {}
         self._calls: dict[str, asyncio.Future[Any]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        #: short jobs started from callbacks (a step-down, a closed room's
+        #: lease, a call to answer): kept until done, awaited at shutdown
+        self._chores: set[asyncio.Task[None]] = set()
 
     # ----------------------------------------------------------------- life
 
@@ -137,11 +143,23 @@ class ClusterManager(RoomManager):
                 log.exception("cluster: %s failed; again in a moment", job.__name__)
                 await asyncio.sleep(0.5)
 
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        """Run `job` as a chore this manager owns (see `_chores`)."""
+        task = asyncio.get_running_loop().create_task(job)
+        self._chores.add(task)
+        task.add_done_callback(self._chore_done)
+
+    def _chore_done(self, task: asyncio.Task[None]) -> None:
+        self._chores.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("cluster: a chore failed", exc_info=task.exception())
+
     async def shutdown(self) -> None:
         """Hand every room over: stop it, close its sockets, release its lease."""
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._chores, return_exceptions=True)
         for code in list(self.epochs):
             await self._step_down(code)
         for relay in list(self.relays.values()):
@@ -190,7 +208,20 @@ class ClusterManager(RoomManager):
 
     def _moved(self, room: Room) -> None:
         if self.rooms.get(room.code) is room:  # not an instance already replaced
-            asyncio.get_running_loop().create_task(self._step_down(room.code))
+            self._spawn(self._step_down(room.code))
+
+    def _closed(self, room: Room) -> None:
+        """A room closed here: its lease and epoch counter go from Redis, and
+        its relayed sockets from `remote` (their holders are told to close)."""
+        if self.rooms.get(room.code) is not room:
+            return
+        super()._closed(room)
+        for cid, (r, _conn, _holder) in list(self.remote.items()):
+            if r is room:
+                del self.remote[cid]
+        epoch = self.epochs.pop(room.code, None)
+        if epoch is not None:
+            self._spawn(self.cluster.forget(room.code, epoch))
 
     async def _step_down(self, code: str) -> None:
         """This process no longer owns the room: forget it, close its sockets."""
@@ -225,11 +256,25 @@ class ClusterManager(RoomManager):
         """Own the open rooms nobody owns (an owner died with nobody connected)."""
         while True:
             await asyncio.sleep(ADOPT_EVERY)
-            codes = await self.records.open_rooms()
-            owners = await self.cluster.owners(codes)
-            for code, owner in zip(codes, owners, strict=True):
-                if owner is None and code not in self.rooms:
-                    await self.find(code)
+            await self.adopt_once()
+
+    async def adopt_once(self) -> int:
+        """Take the open rooms nobody owns that fall to this process: each
+        goes to the live process `rendezvous` names, so the rooms of a dead
+        process spread over the others instead of all going to whichever
+        looked first.  How many it took."""
+        codes = await self.records.open_rooms()
+        owners = await self.cluster.owners(codes)
+        live = self.cluster.live
+        taken = 0
+        for code, owner in zip(codes, owners, strict=True):
+            if (
+                owner is None
+                and code not in self.rooms
+                and rendezvous(code, live) == self.cluster.me
+            ):
+                taken += await self.find(code) is not None
+        return taken
 
     # --------------------------------------------------------- creating rooms
 
@@ -362,7 +407,7 @@ class ClusterManager(RoomManager):
             if done is not None and not done.done():
                 done.set_result(msg)
         elif kind == "call":
-            asyncio.get_running_loop().create_task(self._serve_call(msg))
+            self._spawn(self._serve_call(msg))
         elif kind == "connect":
             await self._remote_connect(msg)
         elif kind == "msg":

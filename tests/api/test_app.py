@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
+import subprocess
+import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -21,7 +24,7 @@ from websockets.sync.client import connect as ws_connect
 from app import main
 from app.core.config import Settings
 from app.db.models import Account, LoginSession, utcnow
-from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
+from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, UNFENCED, create_app
 from app.store.records import MemoryRecords
 from tests.api.client import connect, create, hello
 from tests.api.conftest import OPEN_DOORS
@@ -149,3 +152,25 @@ def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
         if was_enabled:
             gc.enable()
     assert left <= 2, f"{left} abandoned HTTP protocols were kept, not collected"
+
+
+def test_several_processes_on_sqlite_are_refused_with_one_message(tmp_path: Path) -> None:
+    """REDIS_URL with SQLite would run several owners with no fence: the server
+    does not start, and says why in one line (no traceback)."""
+    env = {
+        **os.environ,
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'x.db'}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", "import app.main"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [UNFENCED.format(dialect="sqlite")], done.stderr
+    assert not (tmp_path / "x.db").exists()  # refused before anything was opened
+    with pytest.raises(SystemExit, match="DATABASE_URL is sqlite"):
+        create_app(Settings(redis_url="redis://127.0.0.1:6379/0", data_dir=tmp_path))
