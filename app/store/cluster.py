@@ -6,10 +6,10 @@ is rebuilt from PostgreSQL and from the processes themselves.
 - **Leases.** `cr:owner:{code}` holds "<process> <epoch>" and expires after
   `lease_ms` unless the owner renews it.  Taking a free room increments
   `cr:epoch:{code}`, so every owner a room ever had has a larger epoch than the
-  one before; the database refuses appends carrying an older epoch than the
-  room's stored one (app/db), so an owner paused past its lease can never
-  write after a takeover.  Taking, renewing and releasing are Lua scripts: each
-  checks and changes the key in one step.
+  one before; the database refuses every write of a room carrying an older
+  epoch than the room's stored one (app/db/writes.py, `fenced`), so an owner
+  paused past its lease can never write after a takeover.  Taking, renewing
+  and releasing are Lua scripts: each checks and changes the key in one step.
 - **Processes.** `cr:proc:{id}` exists while the process renews it, and the
   sorted set `cr:procs` lists the live ones (each scored by when its beat
   runs out): rooms nobody owns are adopted by the live process that

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
 from app.games import GAMES
 from app.rooms.cluster import ClusterManager
+from app.rooms.connection import Connection
+from app.rooms.delivery import Resume
 from app.store.cluster import Cluster, rendezvous
 from app.store.records import MemoryRecords
 from tests.integration.test_cluster import Redis
+from tests.rooms.harness import FakeSocket
 from tests.services import require_redis
 
 pytestmark = pytest.mark.timeout(60)
@@ -102,7 +106,7 @@ async def test_a_dead_process_inbox_expires(redis_url: str) -> None:
 
 async def test_unowned_rooms_spread_over_the_live_processes(make: object) -> None:
     new = make  # type: ignore[assignment]
-    lease = 300
+    lease = 1000  # ms: slack for a loaded machine (the living renew every third)
     gone: ClusterManager = new(lease)  # type: ignore[operator]
     codes = [(await gone.create("bigtwo", {}, "Ann"))[0].code for _ in range(30)]
     await asyncio.sleep(lease * 1.5 / 1000)  # its leases lapse: the rooms are nobody's
@@ -132,3 +136,141 @@ async def test_unowned_rooms_spread_over_the_live_processes(make: object) -> Non
     assert set(procs[0].rooms) | set(procs[1].rooms) == set(codes)
     for p in procs:  # each kept its own and took only the orphans rendezvous gave it
         assert share[p.cluster.me] <= set(p.rooms)
+
+
+async def _frames_until_view(sock: FakeSocket) -> list[dict[str, object]]:
+    for _ in range(200):
+        if any("view" in m for m in sock.sent):
+            return sock.sent
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"no view came: {sock.sent}")
+
+
+async def test_a_resume_across_a_takeover_gets_a_full_view_never_foreign_events(
+    make: object,
+) -> None:
+    """Versions start again at 0 in the new owner: a `since` from the old one
+    must not be answered with the new owner's events under the same numbers,
+    relayed or not; a `since` from the new owner's incarnation still resumes."""
+    new = make  # type: ignore[assignment]
+    a: ClusterManager = new()  # type: ignore[operator]
+    b: ClusterManager = new()  # type: ignore[operator]
+    await a.start()
+    await b.start()
+    room, _ann, token = await a.create("bigtwo", {}, "Ann")
+    for name in ("Bob", "Cy"):
+        await room.join(name)
+    old = Resume(room.delivery.incarnation, room.v)
+    await a._step_down(room.code)  # A paused past its lease, say: B takes over
+    taken = await b.find(room.code)
+    assert taken is not None and taken is not room
+    assert taken.delivery.incarnation != old.incarnation
+    for i in range(old.v + 3):  # the new owner's versions pass the old one's
+        await taken.join(f"Watcher{i}", spectator=True)
+    assert taken.v > old.v + 2
+    for via in (b, a):  # on the owner, and relayed from the other process
+        sock = FakeSocket()
+        conn = Connection(sock.send_text, sock.close)
+        await via.open_socket(room.code, token, conn, old)
+        frames = await _frames_until_view(sock)
+        assert "view" in frames[0] and not any("event" in m for m in frames), frames
+        assert frames[0]["inc"] == taken.delivery.incarnation and frames[0]["v"] == taken.v
+        await conn.stop()
+    # within the new incarnation a resume gets what it missed
+    mark = Resume(taken.delivery.incarnation, taken.v)
+    for name in ("Late1", "Late2"):
+        await taken.join(name, spectator=True)
+    sock = FakeSocket()
+    conn = Connection(sock.send_text, sock.close)
+    await b.open_socket(room.code, token, conn, mark)
+    frames = await _frames_until_view(sock)
+    missed = [m["event"] for m in frames if "event" in m]
+    assert [e["name"] for e in missed] == ["Late1", "Late2"], missed  # type: ignore[index]
+    await conn.stop()
+
+
+async def _until(sock: FakeSocket, pred: Any, what: str) -> dict[str, Any]:
+    """The first frame `sock` got that `pred` accepts (waiting up to 5 s)."""
+    for _ in range(500):
+        for m in sock.sent:
+            if pred(m):
+                return m
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"no {what} came: {sock.sent}")
+
+
+async def _two_started(make: Any) -> tuple[ClusterManager, ClusterManager]:
+    a: ClusterManager = make()
+    b: ClusterManager = make()
+    await a.start()
+    await b.start()
+    return a, b
+
+
+async def test_relayed_messages_and_disconnect_reach_the_owner_in_order_with_acks(
+    make: Any,
+) -> None:
+    """A tab held by another process sends a chat and closes at once: the
+    owner handles the chat (and acks it) before the disconnect, as they
+    happened - not the disconnect first, the message then lost."""
+    owner, holder = await _two_started(make)
+    room, _ann, ann_token = await owner.create("bigtwo", {}, "Ann")
+    bob, bob_token = await room.join("Bob")
+    bob_sock = FakeSocket()
+    bob_conn = Connection(bob_sock.send_text, bob_sock.close)
+    await owner.open_socket(room.code, bob_token, bob_conn, None)
+    ann_sock = FakeSocket()
+    ann_conn = Connection(ann_sock.send_text, ann_sock.close)
+    relay = await holder.open_socket(room.code, ann_token, ann_conn, None)
+    assert relay is not None and relay is not room  # relayed
+    await _until(ann_sock, lambda m: "view" in m, "view")
+    await relay.handle(ann_conn, 1, "cmd", {"type": "chat", "text": "hi"})
+    assert (await _until(ann_sock, lambda m: m.get("re") == 1, "ack")).get("ok") is True
+    for i in range(5):  # then a burst, and the tab closes straight after it
+        await relay.handle(ann_conn, 2 + i, "cmd", {"type": "chat", "text": f"bye{i}"})
+    await relay.disconnect(ann_conn)
+
+    def ann_gone(m: dict[str, Any]) -> bool:
+        return "view" in m and not m["view"]["room"]["seats"][0]["connected"]
+
+    def ann_here(m: dict[str, Any]) -> bool:
+        return "view" in m and bool(m["view"]["room"]["seats"][0]["connected"])
+
+    await _until(bob_sock, ann_here, "Ann's coming")
+    came_at = next(i for i, m in enumerate(bob_sock.sent) if ann_here(m))
+    await _until(
+        bob_sock, lambda m: ann_gone(m) and bob_sock.sent.index(m) > came_at, "Ann's going"
+    )
+    said = [m["event"]["text"] for m in bob_sock.sent if m.get("event", {}).get("type") == "chat"]
+    gone_at = next(i for i, m in enumerate(bob_sock.sent) if i > came_at and ann_gone(m))
+    last_chat = max(
+        i for i, m in enumerate(bob_sock.sent) if m.get("event", {}).get("type") == "chat"
+    )
+    assert said == ["hi", "bye0", "bye1", "bye2", "bye3", "bye4"]
+    assert last_chat < gone_at, bob_sock.sent
+    assert owner.remote == {} and owner._relaying == {}  # nothing left behind
+    await ann_conn.stop()
+    await bob_conn.stop()
+    del bob
+
+
+async def test_one_slow_room_does_not_hold_up_another_rooms_relayed_traffic(make: Any) -> None:
+    owner, holder = await _two_started(make)
+    slow, _, slow_token = await owner.create("bigtwo", {}, "Ann")
+    quick, _, quick_token = await owner.create("bigtwo", {}, "Cy")
+    quick_sock = FakeSocket()
+    quick_conn = Connection(quick_sock.send_text, quick_sock.close)
+    relay = await holder.open_socket(quick.code, quick_token, quick_conn, None)
+    assert relay is not None
+    await _until(quick_sock, lambda m: "view" in m, "view")
+    slow_sock = FakeSocket()
+    slow_conn = Connection(slow_sock.send_text, slow_sock.close)
+    async with slow.lock:  # the slow room is busy (a long write, say)
+        await holder.open_socket(slow.code, slow_token, slow_conn, None)
+        await relay.handle(quick_conn, 1, "cmd", {"type": "chat", "text": "still here"})
+        said = await _until(quick_sock, lambda m: "event" in m, "the quick room's chat")
+        assert said["event"]["text"] == "still here"
+        assert not slow_sock.sent  # the slow room's socket waits for its room only
+    await _until(slow_sock, lambda m: "view" in m, "the slow room's view, once free")
+    await quick_conn.stop()
+    await slow_conn.stop()
