@@ -551,7 +551,11 @@ class ClusterManager(RoomManager):
                     continue
                 for cid, (room, _conn, h) in list(self.remote.items()):
                     if h == holder:  # after whatever that socket sent before
-                        self._relay_later({"t": "disconnect", "room": room.code, "c": cid})
+                        # "lost": it is told to close as well, in case it only
+                        # looked dead (just after a Redis restart every process
+                        # does, until its next beat) and its socket lives on
+                        lost = {"t": "disconnect", "room": room.code, "c": cid, "lost": True}
+                        self._relay_later(lost)
 
 
 def _player_json(p: PlayerRecord) -> dict[str, Any]:

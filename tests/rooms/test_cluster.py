@@ -274,3 +274,30 @@ async def test_one_slow_room_does_not_hold_up_another_rooms_relayed_traffic(make
     await _until(slow_sock, lambda m: "view" in m, "the slow room's view, once free")
     await quick_conn.stop()
     await slow_conn.stop()
+
+
+async def test_a_holder_that_only_looked_dead_is_told_to_close_its_relayed_socket(
+    make: Any,
+) -> None:
+    """Just after a Redis restart every process looks dead until its next
+    beat: the owner drops the relayed sockets of a holder it thinks dead, and
+    the holder is told to close them, so their clients reconnect - rather than
+    waiting for ever for frames nobody sends."""
+    owner, holder = await _two_started(make)
+    room, _ann, token = await owner.create("bigtwo", {}, "Ann")
+    sock = FakeSocket()
+    conn = Connection(sock.send_text, sock.close)
+    assert await holder.open_socket(room.code, token, conn, None) is not None
+    await _until(sock, lambda m: "view" in m, "view")
+    assert len(owner.remote) == 1
+    beating = holder._tasks[1]  # its _keep_leases: no beat puts the key back
+    beating.cancel()
+    await asyncio.gather(beating, return_exceptions=True)
+    await owner.cluster.redis.delete(f"cr:proc:{holder.cluster.me}")  # as Redis lost it
+    for _ in range(500):
+        if sock.closed is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert sock.closed is not None and sock.closed[0] == 1012, sock.closed
+    assert owner.remote == {}
+    await conn.stop()
