@@ -12,6 +12,9 @@ redis-server the test starts, so it can restart it).
 - The socket caps count every process's sockets, and forget a killed
   process's within the lease.
 
+Every game's log is checked for rows by an ended owner: each action carries
+the epoch that wrote it, and along the log the epochs never go back.
+
 Every frame every client gets, relayed or not, is checked for cards its seat
 may not know (Big Two: one deck, so any card outside your hand and the cards
 played so far is someone's secret).
@@ -251,7 +254,40 @@ def logged(database: str, code: str) -> list[tuple[int | None, Any]]:
     return asyncio.run(read())
 
 
+def assert_no_row_by_an_ended_epoch(database: str, code: str) -> list[int]:
+    """Each action is tagged with the owner epoch that wrote it: along each
+    game's log the epochs never go back (an old owner that wrote after a
+    newer one had taken over would show as a smaller epoch after a larger
+    one).  The epochs seen, in order of first use."""
+
+    async def read() -> list[tuple[int, int | None]]:
+        engine = create_async_engine(database)
+        try:
+            async with engine.connect() as conn:
+                rows = await conn.execute(
+                    select(ActionRow.game_id, ActionRow.epoch)
+                    .join(GameRow, GameRow.id == ActionRow.game_id)
+                    .join(Room, Room.id == GameRow.room_id)
+                    .where(Room.code == code)
+                    .order_by(ActionRow.game_id, ActionRow.seq)
+                )
+                return [(g, e) for g, e in rows.all()]
+        finally:
+            await engine.dispose()
+
+    seen: list[int] = []
+    last: dict[int, int] = {}
+    for game_id, epoch in asyncio.run(read()):
+        assert epoch is not None and epoch >= 1, f"game {game_id}: an untagged row"
+        assert epoch >= last.get(game_id, 0), f"game {game_id}: epoch {epoch} after {last}"
+        last[game_id] = epoch
+        if epoch not in seen:
+            seen.append(epoch)
+    return seen
+
+
 def assert_all_acked_logged(database: str, code: str, seats: list[Seat]) -> int:
+    assert_no_row_by_an_ended_epoch(database, code)
     log = logged(database, code)
     n = 0
     for s in seats:
@@ -331,6 +367,7 @@ def test_kill_9_of_the_owner_mid_game_another_process_takes_over(
             s.connect(other)
         play(seats, lambda: finished(seats[0]), rng)
         assert assert_all_acked_logged(database, code, seats) > 4
+        assert len(assert_no_row_by_an_ended_epoch(database, code)) >= 2, "one owner wrote all"
         print(f"\ntakeover {took:.2f} s after kill -9 (lease {LEASE} s)")
     finally:
         for p in procs:
