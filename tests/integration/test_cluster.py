@@ -235,23 +235,29 @@ def owner_port(database: str, redis: Redis, code: str) -> str | None:
     return None if raw is None else raw.decode().split()[0]
 
 
-def logged(database: str, code: str) -> list[tuple[int | None, Any]]:
-    async def read() -> list[tuple[int | None, Any]]:
+def log_rows(database: str, code: str) -> list[Any]:
+    """The room's actions, game by game in order: game_id, seat, action, epoch."""
+
+    async def read() -> list[Any]:
         engine = create_async_engine(database)
         try:
             async with engine.connect() as conn:
                 rows = await conn.execute(
-                    select(ActionRow.seat, ActionRow.action)
+                    select(ActionRow.game_id, ActionRow.seat, ActionRow.action, ActionRow.epoch)
                     .join(GameRow, GameRow.id == ActionRow.game_id)
                     .join(Room, Room.id == GameRow.room_id)
                     .where(Room.code == code)
                     .order_by(ActionRow.game_id, ActionRow.seq)
                 )
-                return [(s, a) for s, a in rows.all()]
+                return list(rows.all())
         finally:
             await engine.dispose()
 
     return asyncio.run(read())
+
+
+def logged(database: str, code: str) -> list[tuple[int | None, Any]]:
+    return [(r.seat, r.action) for r in log_rows(database, code)]
 
 
 def assert_no_row_by_an_ended_epoch(database: str, code: str) -> list[int]:
@@ -259,25 +265,10 @@ def assert_no_row_by_an_ended_epoch(database: str, code: str) -> list[int]:
     game's log the epochs never go back (an old owner that wrote after a
     newer one had taken over would show as a smaller epoch after a larger
     one).  The epochs seen, in order of first use."""
-
-    async def read() -> list[tuple[int, int | None]]:
-        engine = create_async_engine(database)
-        try:
-            async with engine.connect() as conn:
-                rows = await conn.execute(
-                    select(ActionRow.game_id, ActionRow.epoch)
-                    .join(GameRow, GameRow.id == ActionRow.game_id)
-                    .join(Room, Room.id == GameRow.room_id)
-                    .where(Room.code == code)
-                    .order_by(ActionRow.game_id, ActionRow.seq)
-                )
-                return [(g, e) for g, e in rows.all()]
-        finally:
-            await engine.dispose()
-
     seen: list[int] = []
     last: dict[int, int] = {}
-    for game_id, epoch in asyncio.run(read()):
+    for r in log_rows(database, code):
+        game_id, epoch = r.game_id, r.epoch
         assert epoch is not None and epoch >= 1, f"game {game_id}: an untagged row"
         assert epoch >= last.get(game_id, 0), f"game {game_id}: epoch {epoch} after {last}"
         last[game_id] = epoch
