@@ -1,4 +1,4 @@
-"""Migration 0004_standings fills the records' summary for games finished
+"""Migration 0005 fills the records' summary for games finished
 before it, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ async def test_upgrading_fills_seat_results_for_finished_games(
     written, sums = await _rows(empty_url), await _sums(empty_url)
     assert len({r[0] for r in written}) == 4  # the running game has none
     assert len(sums[0]) >= 3 and len(sums[1]) >= 6  # three people, both ways round
-    await migrate(empty_url, "0003", down=True)
+    await migrate(empty_url, "0004", down=True)
     await migrate(empty_url)
     assert await _rows(empty_url) == written
     # counted afresh from the seats, the sums are the sums added game by game
