@@ -627,6 +627,14 @@ class Room:
         assert seat is not None
         if not self.table.playing or not self.bot_drives(seat):
             return
+        if self.table.unsettled:  # think about the game as it is, not as it was
+            try:
+                earlier = await self.table.settle()
+            except RoomError as err:
+                return self._retry_bot(seat, err)
+            if earlier:
+                await self._moved_on(earlier)  # the waits are set again for it
+                return
         move = self.table.bot_move(seat)
         if move is None:
             return
@@ -640,13 +648,17 @@ class Room:
                 if action == fallback:
                     raise
                 await self.play(seat, fallback)
-        except RoomError as err:  # storage trouble: try again later and later
-            if self._check_moved(err):
-                return
-            delay = self._retry.next(self._jitter)
-            log.error("room %s: bot move failed (%s); again in %.1f s", self.code, err, delay)
-            slot, seq = f"bot:{seat}", self.table.seq
-            self.timers.start(slot, "bot", self.clock() + delay, self._on_bot, key=seq, seat=seat)
+        except RoomError as err:
+            self._retry_bot(seat, err)
+
+    def _retry_bot(self, seat: int, err: RoomError) -> None:
+        """Storage trouble: the bot tries again later and later."""
+        if self._check_moved(err):
+            return
+        delay = self._retry.next(self._jitter)
+        log.error("room %s: bot move failed (%s); again in %.1f s", self.code, err, delay)
+        slot, seq = f"bot:{seat}", self.table.seq
+        self.timers.start(slot, "bot", self.clock() + delay, self._on_bot, key=seq, seat=seat)
 
     async def _on_presence(self, t: Timer) -> None:
         """People away past the grace: a bot takes their seat (when the room

@@ -236,17 +236,20 @@ def _work(room: Room) -> int:
 
 
 def crash_check(sim: Sim, old: Room, new: Room) -> None:
-    """After a rebuild the game is the one the survivors saw (or one move
-    further, when that move's append had no answer and was stored after all),
-    and the series tally is what it was."""
+    """After a rebuild the game is the one the survivors saw, or one move
+    further: a move whose append was in flight at the crash (stored, never
+    told) - a room applies one move at a time, so never more than one.  The
+    rebuilt game is the stored log, whole; the series tally is what it was."""
     if old.table.playing and old.table.game_id == new.table.game_id:
-        game = old.game
-        if new.table.seq == old.table.seq:
-            if game.view(new.state, None) != game.view(old.state, None):
+        assert sim.storage is not None and old.table.game_id is not None
+        stored = len(sim.storage.games[old.table.game_id].actions)
+        if new.table.seq != stored:
+            raise Broken("nothing lost", f"rebuilt at action {new.table.seq}, {stored} stored")
+        if stored == old.table.seq:
+            if old.game.view(new.state, None) != old.game.view(old.state, None):
                 raise Broken("nothing lost", "the rebuilt game differs from the one played")
-        elif not (new.table.seq == old.table.seq + 1 and old.table.unsettled):
-            raise Broken(
-                "nothing lost", f"rebuilt at action {new.table.seq}, played to {old.table.seq}"
-            )
-    if new.record.tally != old.record.tally and not old.table.unsettled:
+        elif stored != old.table.seq + 1:
+            raise Broken("nothing lost", f"{stored} actions stored, played to {old.table.seq}")
+    in_flight = new.table.seq != old.table.seq
+    if new.record.tally != old.record.tally and not in_flight:
         raise Broken("nothing lost", f"tally {old.record.tally} became {new.record.tally}")
