@@ -21,7 +21,7 @@ import orjson
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from app.api.deps import get_app_settings
+from app.api.deps import RoomCode, get_app_settings
 from app.api.doors import LOOKUPS, Doors, Refused, address_of, doors_of
 from app.rooms.connection import Connection
 from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
@@ -50,7 +50,7 @@ def _error(
 
 
 @router.websocket("/ws/rooms/{code}")
-async def room_socket(websocket: WebSocket, code: str) -> None:
+async def room_socket(websocket: WebSocket, code: RoomCode) -> None:
     await websocket.accept()
     doors = doors_of(websocket)
     address = address_of(websocket)
@@ -77,7 +77,7 @@ async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
         await _refuse(websocket, "bad_token", AUTH_REFUSED, CLOSE_BAD_TOKEN)
         return
     seat_key = token_hash(hello.token)  # one seat's tabs, whichever process owns its room
-    place = await doors.sockets.open_seat(code.strip().upper(), seat_key)
+    place = await doors.sockets.open_seat(code, seat_key)
     if isinstance(place, str):
         await _refuse(websocket, "too_many_sockets", place, CLOSE_FLOOD)
         return

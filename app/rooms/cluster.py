@@ -46,7 +46,7 @@ from app.rooms.connection import Connection
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.room import Room, Seeds
-from app.rooms.tokens import token_hash
+from app.rooms.tokens import is_code, token_hash
 from app.store.cluster import Cluster
 from app.store.records import PlayerRecord, Records
 
@@ -175,6 +175,8 @@ class ClusterManager(RoomManager):
         owner = await self.cluster.owner(code)
         if owner is not None and owner[0] != self.cluster.me:
             return None  # another process owns it: use it through a relay
+        if owner is None and not await self.records.room_is_open(code):
+            return None  # an unknown code: looked up, nothing written anywhere
         if not await self._take(code):
             return None
         room = await super()._load(code)
@@ -239,7 +241,10 @@ class ClusterManager(RoomManager):
     # ------------------------------------------------- what routes ask of rooms
 
     async def _owner_of(self, code: str) -> tuple[str, int] | None:
-        """The process that owns the room (and its epoch), taking it if nobody does."""
+        """The process that owns the room (and its epoch), taking it if nobody
+        does.  `code` is normalised: the routes do it once, at the boundary."""
+        if not is_code(code):
+            return None
         owner = await self.cluster.owner(code)
         if owner is not None:
             return owner

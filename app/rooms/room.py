@@ -31,7 +31,7 @@ from app.games.base import Event, Game, IllegalAction
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
 from app.rooms.delivery import HISTORY_MAX, Delivery
-from app.rooms.errors import RoomError
+from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.settings import RoomSettings, parse_settings
@@ -215,9 +215,7 @@ class Room:
         async with self.lock:
             person = None if self.closed else self.members.take_claim(secret)
             if person is None:
-                raise RoomError(
-                    "bad_claim", "this seat link is not valid any more: ask for a new one"
-                )
+                raise bad_claim()
             return person, await self._move_device(person, guest_id)
 
     async def _move_device(self, person: PlayerRecord, guest_id: str | None) -> str:
