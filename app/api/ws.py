@@ -131,7 +131,8 @@ async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
         target = await rooms.open_socket(code, hello.token, conn, hello.since)
     except RoomError as err:
         await conn.stop()
-        close = CLOSE_BAD_TOKEN if err.code == "bad_token" else CLOSE_NO_ROOM
+        # a token a link replaced is told what happened, in plain words
+        close = CLOSE_BAD_TOKEN if err.code in ("bad_token", "seat_moved") else CLOSE_NO_ROOM
         message = AUTH_REFUSED if err.code == "bad_token" else err.message
         await _refuse(websocket, err.code, message, close)
         return

@@ -415,12 +415,9 @@ class ClusterManager(RoomManager):
             return
         player = room.members.by_hash(msg["h"])
         if player is None:
-            error = {
-                "code": "bad_token",
-                "message": "this link's seat token is missing or not valid",
-            }
-            conn.push(orjson.dumps({"re": None, "error": error, "v": 0}).decode())
-            conn.close(4401, "this link's seat token is missing or not valid")
+            refused = room.members.refusal(msg["h"])
+            conn.push(orjson.dumps({"re": None, "error": refused.as_dict(), "v": 0}).decode())
+            conn.close(4401, refused.message[:120])
             return
         conn.player_id = player.player_id
         self.remote[cid] = (room, conn, holder)

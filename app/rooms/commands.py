@@ -226,13 +226,39 @@ async def hand_to_bot(
 async def seat_link(
     room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
 ) -> dict[str, Any]:
-    """A one-time link with which an away player takes their place back on
-    another device; anyone seated may ask for one."""
-    if player.seat is None:
-        raise RoomError("not_seated", "only players at the table can hand out seat links")
+    """A one-time link with which a person whose device is gone for good takes
+    their place back on another: only once they have been away past the
+    grace (a dropped phone is back long before), made by the host or a
+    player at the table, and announced to the whole room by name."""
+    if player.seat is None and room.members.host != player.player_id:
+        raise RoomError(
+            "not_seated", "only the host and the players at the table can make seat links"
+        )
     seat, target = _away_person(room, cmd, ": they can use their own device")
-    secret, expires = room.members.new_claim(target)
+    wait = room.away_too_long(target.player_id)
+    if wait > 0:
+        raise RoomError(
+            "too_early",
+            f"{target.name} may still come back: wait {wait:.0f} s more before making a seat link",
+        )
+    secret, expires = room.members.new_claim(target, player)
+    room.change([room_event("link_made", seat=seat, name=target.name, by=player.name)])
     return {"claim": secret, "seat": seat, "name": target.name, "expires_ms": int(expires * 1000)}
+
+
+async def move_link(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> dict[str, Any]:
+    """A one-time link with which the asker moves their own place to another
+    device ("continue on another device"): the new device is the same person
+    and this one is signed out of the room once it is used."""
+    secret, expires = room.members.new_claim(player, player)
+    return {
+        "claim": secret,
+        "seat": player.seat,
+        "name": player.name,
+        "expires_ms": int(expires * 1000),
+    }
 
 
 async def resync(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
@@ -253,5 +279,6 @@ COMMANDS: dict[str, Command] = {
     "make_host": make_host,
     "hand_to_bot": hand_to_bot,
     "seat_link": seat_link,
+    "move_link": move_link,
     "resync": resync,
 }

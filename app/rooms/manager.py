@@ -22,7 +22,7 @@ from app.rooms.errors import RoomError
 from app.rooms.room import Room, Seeds, new_seed
 from app.rooms.settings import parse_settings
 from app.rooms.text import clean_name
-from app.rooms.tokens import new_code, normalise_code
+from app.rooms.tokens import new_code, normalise_code, token_hash
 from app.store.records import PlayerRecord, Records
 
 log = logging.getLogger(__name__)
@@ -132,7 +132,7 @@ class RoomManager:
         room = await self.require(code)
         player = room.authenticate(token)
         if player is None:
-            raise RoomError("bad_token", "this link's seat token is missing or not valid")
+            raise room.members.refusal(token_hash(token) if token else "")
         conn.player_id = player.player_id
         return room if await room.connect(conn, since) else None
 

@@ -26,6 +26,41 @@ from app.store.records import PlayerRecord, RoomRecord
 MAX_MEMBERS = 60
 #: seconds a seat link stays good
 CLAIM_TTL = 15 * 60
+#: replaced tokens remembered, so an old device coming back is told what happened
+REPLACED_MAX = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A pending one-time link to a person's place: `by` made it (the person
+    themselves for a move to their own new device), until `expires`."""
+
+    player_id: str
+    by: str
+    expires: float
+
+    @property
+    def own(self) -> bool:
+        return self.by == self.player_id
+
+
+@dataclasses.dataclass(frozen=True)
+class Replaced:
+    """What became of a token a link replaced: told to its device if it comes back."""
+
+    name: str
+    by: str
+    own: bool
+
+    def refusal(self) -> RoomError:
+        if self.own:
+            text = f"{self.name}, you moved your place to another device; this one is signed out"
+        else:
+            text = (
+                f"{self.name}'s seat moved to a new device with a seat link {self.by} made "
+                "while this device was away; ask the table for a new seat link to play here"
+            )
+        return RoomError("seat_moved", text)
 
 
 class Membership:
@@ -41,8 +76,10 @@ class Membership:
         now = time.time()
         self.away_since: dict[str, float] = {}
         self.seated_at: dict[str, int] = {}
-        #: one-time seat links: hash of the secret -> (player id, expiry, wall clock)
-        self.claims: dict[str, tuple[str, float]] = {}
+        #: one-time links by hash of the secret: at most one per person
+        self.claims: dict[str, Claim] = {}
+        #: tokens that links replaced, by hash, newest last (at most REPLACED_MAX)
+        self.replaced: dict[str, Replaced] = {}
         self._order = itertools.count()
         for p in sorted(record.players, key=lambda q: (q.seat is None, q.seat or 0)):
             if p.seat is not None:
@@ -148,23 +185,43 @@ class Membership:
         on any device and get their own seat back)."""
         return next((p for p in self.humans() if p.account_id == account_id and p.token_hash), None)
 
-    def new_claim(self, p: PlayerRecord) -> tuple[str, float]:
-        """A one-time secret that hands `p`'s place to whoever opens it; and
-        when it expires.  Only its hash is kept."""
+    def new_claim(self, p: PlayerRecord, by: PlayerRecord) -> tuple[str, float]:
+        """A one-time secret that hands `p`'s place to whoever opens it, made
+        by `by`; and when it expires.  Only its hash is kept, and a person has
+        one pending link at most: a new one replaces the last (so the map is
+        never larger than the room)."""
         now = time.time()
-        self.claims = {h: c for h, c in self.claims.items() if c[1] > now}
+        self.claims = {
+            h: c for h, c in self.claims.items() if c.expires > now and c.player_id != p.player_id
+        }
         secret = new_token()
         expires = now + CLAIM_TTL
-        self.claims[token_hash(secret)] = (p.player_id, expires)
+        self.claims[token_hash(secret)] = Claim(p.player_id, by.player_id, expires)
         return secret, expires
 
-    def take_claim(self, secret: str) -> PlayerRecord | None:
-        """The person a seat link is for, once: the link is used up."""
-        pid, expires = self.claims.pop(token_hash(secret), ("", 0.0))
-        p = self.players.get(pid)
-        if p is None or p.is_bot or expires < time.time():
+    def take_claim(self, secret: str) -> tuple[PlayerRecord, Claim] | None:
+        """The person a link is for and the link, once: it is used up."""
+        claim = self.claims.pop(token_hash(secret), None)
+        p = self.players.get(claim.player_id) if claim is not None else None
+        if claim is None or p is None or p.is_bot or claim.expires < time.time():
             return None
-        return p
+        return p, claim
+
+    def remember_replaced(self, p: PlayerRecord, by: str, own: bool) -> None:
+        """`p`'s current token is about to be replaced by a link `by` made."""
+        if not p.token_hash:
+            return
+        self.replaced[p.token_hash] = Replaced(p.name, by, own)
+        while len(self.replaced) > REPLACED_MAX:
+            del self.replaced[next(iter(self.replaced))]
+
+    def refusal(self, hashed: str) -> RoomError:
+        """Why a token that names nobody here is turned away, in plain words
+        when a link replaced it."""
+        replaced = self.replaced.get(hashed) if hashed else None
+        if replaced is not None:
+            return replaced.refusal()
+        return RoomError("bad_token", "this link's seat token is missing or not valid")
 
     def humans(self) -> list[PlayerRecord]:
         return [p for p in self.players.values() if not p.is_bot]

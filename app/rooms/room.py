@@ -211,26 +211,42 @@ class Room:
             return player, token
 
     async def claim(self, secret: str, *, guest_id: str | None = None) -> tuple[PlayerRecord, str]:
-        """Take a place back with a one-time seat link (`seat_link`)."""
+        """Take a place with a one-time link (`seat_link`, `move_link`).  Only a
+        person's own move link ties the place to this device's guest identity:
+        a seat link someone else made writes nothing of the claimer's onto the
+        person's record, so each person's history holds what they played."""
         async with self.lock:
-            person = None if self.closed else self.members.take_claim(secret)
-            if person is None:
+            found = None if self.closed else self.members.take_claim(secret)
+            if found is None:
                 raise bad_claim()
-            return person, await self._move_device(person, guest_id)
+            person, claim = found
+            maker = self.members.names.get(claim.by, "someone")
+            self.members.remember_replaced(person, maker, claim.own)
+            token = await self._move_device(
+                person, guest_id if claim.own else None, by=None if claim.own else maker
+            )
+            return person, token
 
-    async def _move_device(self, person: PlayerRecord, guest_id: str | None) -> str:
+    async def _move_device(
+        self, person: PlayerRecord, guest_id: str | None, *, by: str | None = None
+    ) -> str:
         """`person` continues on another device: a new token, the old one void
-        and its sockets closed."""
+        and its sockets closed, told why (`by`: who made the seat link)."""
         token = self.members.reissue_token(person)
         if guest_id is not None:
             person.guest_id = guest_id
-        moved = "your seat moved to another device"
+        moved = (
+            f"your seat moved to a new device with a seat link {by} made"
+            if by is not None
+            else "your seat moved to another device"
+        )
         self.delivery.close_person(person.player_id, CLOSE_MOVED, moved)
         self.members.left(person.player_id)
         self._mark_idle()
         await self.save()
         self._schedule_presence()
-        self.change([room_event("moved", seat=person.seat, name=person.name)])
+        extra = {"by": by} if by is not None else {}
+        self.change([room_event("moved", seat=person.seat, name=person.name, **extra)])
         return token
 
     async def connect(self, conn: Connection, since: int | None = None) -> bool:

@@ -35,7 +35,8 @@ def test_a_second_device_takes_the_seat_back_signed_in_and_with_a_seat_link(
     pages: Pages,
 ) -> None:
     ann = pages.open("/")
-    link = create_room(ann, "Ann", "possum")
+    # a short grace: a seat link may be made only once it is over
+    link = create_room(ann, "Ann", "possum", settings={"disconnect_grace": "1"})
     path = link.replace(pages.base, "")
     bob = pages.open(path)
     assert post(bob, "/api/accounts/signup", ACCOUNT) in (201, 409)
@@ -73,6 +74,10 @@ def test_a_second_device_takes_the_seat_back_signed_in_and_with_a_seat_link(
     assert my_seat(laptop) == 2
     assert "claim" not in laptop.url, "the secret leaves the address bar"
     shoot(laptop, "rejoin-seat-link-laptop")
+    # the table was told, by name, who made the link and that it was used
+    ann.click("[role=tab]:has-text('Log')")
+    for line in ("Ann made a link for Cy's seat.", "Cy's seat moved to a new device with Ann's"):
+        ann.wait_for_selector(f'.log .lines li:has-text("{line}")')
     # the link worked once: opening it again offers the ordinary join page
     again = pages.open(seat_link.replace(pages.base, ""))
     again.wait_for_selector("#toasts :text('not valid any more')")
