@@ -46,7 +46,7 @@ from app.rooms.connection import Connection
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.room import Room, Seeds
-from app.rooms.tokens import is_code, token_hash
+from app.rooms.tokens import is_code, new_token, token_hash
 from app.store.cluster import Cluster
 from app.store.records import PlayerRecord, Records
 
@@ -285,7 +285,9 @@ class ClusterManager(RoomManager):
         if op == "join":
             player, token = await room.join(**args)
         elif op == "claim":
-            player, token = await room.claim(args["claim"], guest_id=args.get("guest_id"))
+            player, token = await room.claim(
+                args["claim"], guest_id=args.get("guest_id"), token_hash=args.get("token_hash")
+            )
         else:
             raise RoomError("bad_command", f"unknown call {op!r}")
         return {"code": room.code, "player": _player_json(player), "token": token}
@@ -299,16 +301,28 @@ class ClusterManager(RoomManager):
         account_id: int | None = None,
         spectator: bool = False,
     ) -> tuple[str, PlayerRecord, str]:
+        # the token is made here and only its hash goes to the owner: no
+        # token travels through Redis (nor does a guest cookie: guest_id is its hash)
+        token = new_token()
         got = await self._call(
-            code, "join", name=name, guest_id=guest_id, account_id=account_id, spectator=spectator
+            code,
+            "join",
+            name=name,
+            guest_id=guest_id,
+            account_id=account_id,
+            spectator=spectator,
+            token_hash=token_hash(token),
         )
-        return got["code"], PlayerRecord(**got["player"]), got["token"]
+        return got["code"], PlayerRecord(**got["player"]), token
 
     async def claim(
         self, code: str, claim: str, *, guest_id: str | None = None
     ) -> tuple[str, PlayerRecord, str]:
-        got = await self._call(code, "claim", claim=claim, guest_id=guest_id)
-        return got["code"], PlayerRecord(**got["player"]), got["token"]
+        token = new_token()
+        got = await self._call(
+            code, "claim", claim=token_hash(claim), guest_id=guest_id, token_hash=token_hash(token)
+        )
+        return got["code"], PlayerRecord(**got["player"]), token
 
     async def public(self, code: str) -> dict[str, Any]:
         return dict(await self._call(code, "public"))

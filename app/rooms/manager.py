@@ -117,7 +117,7 @@ class RoomManager:
         self, code: str, claim: str, *, guest_id: str | None = None
     ) -> tuple[str, PlayerRecord, str]:
         room = await self.require(code)
-        player, token = await room.claim(claim, guest_id=guest_id)
+        player, token = await room.claim(token_hash(claim), guest_id=guest_id)
         return room.code, player, token
 
     async def public(self, code: str) -> dict[str, Any]:

@@ -115,15 +115,17 @@ class Membership:
         *,
         guest_id: str | None,
         account_id: int | None,
+        hashed: str | None = None,
     ) -> tuple[PlayerRecord, str]:
-        """A new person, away until their first socket; returns them and their token."""
+        """A new person, away until their first socket; returns them and their
+        token ("" when the caller made the token and passed only its hash)."""
         if len(self.players) >= MAX_MEMBERS:
             raise RoomError("room_full", f"a room holds at most {MAX_MEMBERS} people")
-        token = new_token()
+        token = "" if hashed else new_token()
         player = PlayerRecord(
             player_id=self._new_player_id(),
             name=name,
-            token_hash=token_hash(token),
+            token_hash=hashed or token_hash(token),
             seat=None,
             guest_id=guest_id,
             account_id=account_id,
@@ -172,11 +174,13 @@ class Membership:
         self.by_token.pop(p.token_hash, None)
         p.token_hash = ""
 
-    def reissue_token(self, p: PlayerRecord) -> str:
-        """A fresh token for `p`, on another device: the old one stops working."""
+    def reissue_token(self, p: PlayerRecord, hashed: str | None = None) -> str:
+        """A fresh token for `p`, on another device: the old one stops working.
+        ("" when the caller made it and passed only its hash, as another
+        process does: a token never travels through Redis.)"""
         self.void_token(p)
-        token = new_token()
-        p.token_hash = token_hash(token)
+        token = "" if hashed else new_token()
+        p.token_hash = hashed or token_hash(token)
         self.by_token[p.token_hash] = p.player_id
         return token
 
@@ -199,9 +203,10 @@ class Membership:
         self.claims[token_hash(secret)] = Claim(p.player_id, by.player_id, expires)
         return secret, expires
 
-    def take_claim(self, secret: str) -> tuple[PlayerRecord, Claim] | None:
-        """The person a link is for and the link, once: it is used up."""
-        claim = self.claims.pop(token_hash(secret), None)
+    def take_claim(self, claim_hash: str) -> tuple[PlayerRecord, Claim] | None:
+        """The person a link is for and the link (named by its secret's hash),
+        once: it is used up."""
+        claim = self.claims.pop(claim_hash, None)
         p = self.players.get(claim.player_id) if claim is not None else None
         if claim is None or p is None or p.is_bot or claim.expires < time.time():
             return None

@@ -188,10 +188,11 @@ class Room:
         account_id: int | None = None,
         spectator: bool = False,
         host: bool = False,
+        token_hash: str | None = None,
     ) -> tuple[PlayerRecord, str]:
-        """A new person in the room; returns their record and their secret token.
-        Someone signed in who is already here gets their own place back instead,
-        on this device."""
+        """A new person in the room; returns their record and their secret token
+        (or "" if the caller made it and passed `token_hash`).  Someone signed
+        in who is already here gets their own place back instead, on this device."""
         name = clean_name(name)
         async with self.lock:
             if self.closed:
@@ -200,9 +201,11 @@ class Room:
             if account_id is not None:
                 known = members.by_account(account_id)
                 if known is not None:
-                    return known, await self._move_device(known, guest_id)
+                    return known, await self._move_device(known, guest_id, hashed=token_hash)
             seat = None if spectator or self.table.playing else members.free_seat()
-            player, token = members.add_person(name, seat, guest_id=guest_id, account_id=account_id)
+            player, token = members.add_person(
+                name, seat, guest_id=guest_id, account_id=account_id, hashed=token_hash
+            )
             if host or members.host is None:
                 members.host = player.player_id
             await self.save()
@@ -210,29 +213,40 @@ class Room:
             self.change([room_event("joined", seat=seat, name=name)])
             return player, token
 
-    async def claim(self, secret: str, *, guest_id: str | None = None) -> tuple[PlayerRecord, str]:
-        """Take a place with a one-time link (`seat_link`, `move_link`).  Only a
+    async def claim(
+        self, claim_hash: str, *, guest_id: str | None = None, token_hash: str | None = None
+    ) -> tuple[PlayerRecord, str]:
+        """Take a place with a one-time link (`seat_link`, `move_link`), named by
+        the hash of its secret (the secret itself never leaves the route).  Only a
         person's own move link ties the place to this device's guest identity:
         a seat link someone else made writes nothing of the claimer's onto the
         person's record, so each person's history holds what they played."""
         async with self.lock:
-            found = None if self.closed else self.members.take_claim(secret)
+            found = None if self.closed else self.members.take_claim(claim_hash)
             if found is None:
                 raise bad_claim()
             person, claim = found
             maker = self.members.names.get(claim.by, "someone")
             self.members.remember_replaced(person, maker, claim.own)
             token = await self._move_device(
-                person, guest_id if claim.own else None, by=None if claim.own else maker
+                person,
+                guest_id if claim.own else None,
+                by=None if claim.own else maker,
+                hashed=token_hash,
             )
             return person, token
 
     async def _move_device(
-        self, person: PlayerRecord, guest_id: str | None, *, by: str | None = None
+        self,
+        person: PlayerRecord,
+        guest_id: str | None,
+        *,
+        by: str | None = None,
+        hashed: str | None = None,
     ) -> str:
         """`person` continues on another device: a new token, the old one void
         and its sockets closed, told why (`by`: who made the seat link)."""
-        token = self.members.reissue_token(person)
+        token = self.members.reissue_token(person, hashed)
         if guest_id is not None:
             person.guest_id = guest_id
         moved = (

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from redis.asyncio import Redis
 from starlette.websockets import WebSocketDisconnect
 
+from app.api.identity import GUEST_COOKIE
 from app.core.config import Settings
 from app.main import create_app
 from app.rooms.tokens import new_code
@@ -142,3 +143,48 @@ def test_an_unknown_code_writes_nothing_anywhere(three: tuple[list[TestClient], 
         assert ws.receive_json()["error"]["code"] == "no_room"
     assert records.writes == before
     assert _redis_keys(code) == []
+
+
+def _streams(clients: list[TestClient]) -> bytes:
+    """Everything the processes' Redis streams hold, as one blob."""
+    procs = [c.app.state.rooms.cluster.me for c in clients]  # type: ignore[attr-defined]
+
+    async def read() -> bytes:
+        r = Redis.from_url(require_redis())
+        try:
+            out = b""
+            for proc in procs:
+                for _id, fields in await r.xrange(f"cr:in:{proc}"):
+                    out += b"".join(fields.values())
+            return out
+        finally:
+            await r.aclose()
+
+    return asyncio.run(read())
+
+
+def test_redis_streams_carry_no_token_cookie_or_secret(
+    three: tuple[list[TestClient], Spy],
+) -> None:
+    """Joins and claims answered by another process go through Redis with
+    hashes only: the seat tokens, the guest cookies and the link's secret
+    stay in the processes that made or received them."""
+    clients, _ = three
+    owner, other, third = clients
+    owner.cookies.set(GUEST_COOKIE, "ann-cookie-value")
+    t = create(owner, "tiny", settings={"disconnect_grace": 0})
+    other.cookies.set(GUEST_COOKIE, "bob-cookie-value")
+    b = join(other, typed(t["code"]), "Bob")
+    with connect(owner, t["code"], t["token"]) as ann:
+        ann.recv()
+        with connect(other, t["code"], b["token"]) as bob:  # relayed to the owner
+            bob.until_view(lambda v: True)
+        ann.until_view(lambda v: not v["room"]["seats"][1]["connected"])
+        link = ann.ok(ann.cmd("seat_link", seat=1))["data"]["claim"]
+    third.cookies.set(GUEST_COOKIE, "eve-cookie-value")
+    r = third.post(f"/api/rooms/{t['code']}/claim", json={"claim": link})
+    assert r.status_code == 200, r.text
+    blob = _streams(clients)
+    assert b'"t":"call"' in blob, "the join and the claim went through the owner's stream"
+    for secret in (b["token"], r.json()["token"], link, "bob-cookie-value", "eve-cookie-value"):
+        assert secret.encode() not in blob, secret

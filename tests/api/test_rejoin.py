@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from app.api.identity import GUEST_COOKIE
+from app.api.identity import GUEST_COOKIE, guest_key
 from app.store.records import MemoryRecords, PlayerRecord
 from tests.api.client import connect, create, join
 
@@ -88,7 +88,7 @@ def test_a_move_link_takes_a_persons_own_place_to_their_new_device(
         r = client.post(f"/api/rooms/{t['code']}/claim", json={"claim": link["claim"]})
         assert r.status_code == 200, r.text
         assert r.json()["player"] == t["player"] and r.json()["seat"] == 0
-    assert _stored(client, records, t["code"], t["player"]).guest_id == "ann-phone"
+    assert _stored(client, records, t["code"], t["player"]).guest_id == guest_key("ann-phone")
     qr = client.post("/api/qr", json={"text": f"http://x/r/{t['code']}#claim={link['claim']}"})
     assert qr.status_code == 200 and qr.json()["svg"].startswith("data:image/svg+xml")
 

@@ -159,14 +159,14 @@ async def test_a_seat_link_after_the_grace_is_announced_and_changes_nobody_elses
     made = events(ann, "link_made")[-1]
     assert (made["name"], made["by"], made["seat"]) == ("P1", "P0", 1)
     # Eve, on her own browser, opens the link
-    player, token = await room.claim(claim, guest_id="g-eve")
+    player, token = await room.claim(token_hash(claim), guest_id="g-eve")
     assert player.player_id == bob.player_id and player.seat == 1
     assert player.guest_id == "g-bob" and player.account_id is None, "nothing of Eve's is written"
     assert room.authenticate(token) is player
     moved = events(ann, "moved")[-1]
     assert (moved["name"], moved["by"]) == ("P1", "P0")
     with pytest.raises(Exception, match="not valid any more"):
-        await room.claim(claim)  # one use only
+        await room.claim(token_hash(claim))  # one use only
     # Bob's old device comes back and is told what happened, and by whom
     refusal = room.members.refusal(token_hash(old_token))
     assert refusal.code == "seat_moved"
@@ -199,7 +199,7 @@ async def test_a_person_has_one_pending_link_at_most() -> None:
     first = replies(ann, 10)[0]["data"]["claim"]  # type: ignore[index]
     assert len(room.members.claims) == 1
     with pytest.raises(Exception, match="not valid any more"):
-        await room.claim(first)
+        await room.claim(token_hash(first))
     await room.shutdown()
 
 
@@ -211,7 +211,7 @@ async def test_a_move_link_moves_a_persons_own_place_to_their_new_device() -> No
     await room.handle(bob, 1, "cmd", {"type": "move_link"})
     (ack,) = replies(bob, 1)
     claim = ack["data"]["claim"]  # type: ignore[index]
-    player, token = await room.claim(claim, guest_id="g-bob-phone")
+    player, token = await room.claim(token_hash(claim), guest_id="g-bob-phone")
     assert player is bob_rec and player.seat == 1
     assert player.guest_id == "g-bob-phone", "the new device is the same person"
     assert room.authenticate(token) is player and room.authenticate(old_token) is None
