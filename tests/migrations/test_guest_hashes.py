@@ -6,40 +6,19 @@ contract step may run it again."""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
 from sqlalchemy import pool, text
 
 from app.api.identity import guest_key
 from app.db.session import make_engine
-from tests.db.backends import (
-    BACKENDS,
-    ROOT,
-    create_pg_database,
-    drop_pg_database,
-    migrate,
-    pg_database_url,
-)
-
-
-@pytest.fixture(params=BACKENDS)
-async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path}/old.db"
-        return
-    name = await create_pg_database()
-    try:
-        yield pg_database_url(name)
-    finally:
-        await drop_pg_database(name)
-
+from tests.db.backends import ROOT, migrate
+from tests.migrations.test_migrations import empty_url  # noqa: F401 - the fixture
 
 COOKIE = "Zq3-raw-cookie-value-of-43-characters-xxxxx"
 
 
-async def test_raw_guest_cookies_become_their_hashes(url: str) -> None:
+async def test_raw_guest_cookies_become_their_hashes(empty_url: str) -> None:  # noqa: F811
+    url = empty_url
     await migrate(url, "0003")
     engine = make_engine(url, poolclass=pool.NullPool)
     already = guest_key("another browser")
