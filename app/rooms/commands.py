@@ -71,6 +71,13 @@ def _away_person(room: Room, cmd: dict[str, Any], connected: str) -> tuple[int, 
     return seat, target
 
 
+def _spectator(room: Room, pid: object) -> PlayerRecord:
+    p = room.members.players.get(pid) if isinstance(pid, str) else None
+    if p is None or p.is_bot or p.seat is not None:
+        raise RoomError("bad_seat", "there is no such spectator; name a seated player by seat")
+    return p
+
+
 def _person_in(room: Room, seat: int) -> PlayerRecord:
     pid = room.members.seats[seat]
     if pid is None or room.members.players[pid].is_bot:
@@ -140,10 +147,14 @@ async def remove_bot(
 
 
 async def kick(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    """The host removes a person: a player by `seat`, a spectator by `player` id."""
     _require_host(room, player)
-    seat = _seat_arg(room, cmd)
-    assert seat is not None
-    target = _person_in(room, seat)
+    if "player" in cmd:
+        target = _spectator(room, cmd.get("player"))
+    else:
+        seat = _seat_arg(room, cmd)
+        assert seat is not None
+        target = _person_in(room, seat)
     if target is player:
         raise RoomError("bad_seat", "you cannot kick yourself; use leave")
     await room.remove_person(target, CLOSE_KICKED, "kicked by the host", "kicked")
@@ -155,6 +166,8 @@ async def leave(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[st
 
 async def chat(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
     text = clean_chat(cmd.get("text"))
+    if not room.members.may_chat(player):
+        raise RoomError("rate_limited", "you are chatting too fast: wait a moment")
     ev = {"type": "chat", "to": None, "seat": player.seat, "name": player.name, "text": text}
     room.change([ev], with_view=False)
 

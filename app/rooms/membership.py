@@ -19,6 +19,7 @@ import itertools
 import time
 
 from app.rooms.errors import RoomError
+from app.rooms.ratelimit import TokenBucket
 from app.rooms.tokens import new_player_id, new_token, token_hash
 from app.store.records import PlayerRecord, RoomRecord
 
@@ -28,6 +29,10 @@ MAX_MEMBERS = 60
 CLAIM_TTL = 15 * 60
 #: replaced tokens remembered, so an old device coming back is told what happened
 REPLACED_MAX = 64
+#: chat per person, players and spectators alike, whatever their number of tabs:
+#: a message a second on average, in bursts of up to CHAT_BURST
+CHAT_RATE = 1.0
+CHAT_BURST = 5.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,6 +85,8 @@ class Membership:
         self.claims: dict[str, Claim] = {}
         #: tokens that links replaced, by hash, newest last (at most REPLACED_MAX)
         self.replaced: dict[str, Replaced] = {}
+        #: each person's chat allowance (people in the room only)
+        self.chatter: dict[str, TokenBucket] = {}
         self._order = itertools.count()
         for p in sorted(record.players, key=lambda q: (q.seat is None, q.seat or 0)):
             if p.seat is not None:
@@ -163,12 +170,27 @@ class Membership:
         self.record.players.append(p)
 
     def forget(self, p: PlayerRecord) -> None:
-        """Out of the room for good: seat freed, token void."""
+        """Out of the room for good: seat freed, token void, pending link and
+        chat allowance gone; the name is kept only if the tally still shows
+        it, so people coming and going cannot grow the room's maps."""
+        pid = p.player_id
         self.seat(p, None)
-        self.players.pop(p.player_id, None)
-        self.record.players = [q for q in self.record.players if q.player_id != p.player_id]
+        self.players.pop(pid, None)
+        self.record.players = [q for q in self.record.players if q.player_id != pid]
         self.by_token.pop(p.token_hash, None)
-        self.away_since.pop(p.player_id, None)
+        self.away_since.pop(pid, None)
+        self.chatter.pop(pid, None)
+        self.claims = {h: c for h, c in self.claims.items() if c.player_id != pid}
+        if pid not in self.record.tally:
+            self.names.pop(pid, None)
+
+    def may_chat(self, p: PlayerRecord) -> bool:
+        """Whether `p` may say something now (one allowance per person, so a
+        spectator with many tabs says no more than a player)."""
+        bucket = self.chatter.get(p.player_id)
+        if bucket is None:
+            bucket = self.chatter[p.player_id] = TokenBucket(CHAT_RATE, CHAT_BURST)
+        return bucket.take()
 
     def void_token(self, p: PlayerRecord) -> None:
         self.by_token.pop(p.token_hash, None)

@@ -344,6 +344,17 @@ export function seatsPanel(ctx) {
   });
   const watching = room.spectator_names || [];
   if (watching.length) list.append(h("li.seat-row.watchers", h("span.muted", `Watching: ${watching.join(", ")}`)));
+  // the host may remove a spectator
+  if (isHost) {
+    for (const w of room.watchers || []) {
+      if (w.player === you.player) continue;
+      list.append(h("li.seat-row.watcher", { dataset: { player: w.player } },
+        h("span.dot.on"), h("span.who", w.name), h("span.tags", h("span.tag", "watching")),
+        h("div.ctl", h("button.small.danger", {
+          onclick: () => { if (confirm(`Remove ${w.name} from the room?`)) cmd({ type: "kick", player: w.player }); },
+        }, "Remove"))));
+    }
+  }
   list.append(h("li.seat-row.move", moveBox(room, socket)));
   return list;
 }

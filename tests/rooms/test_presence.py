@@ -220,3 +220,50 @@ async def test_a_move_link_moves_a_persons_own_place_to_their_new_device() -> No
     assert "you moved your place" in room.members.refusal(token_hash(old_token)).message
     assert "by" not in events(ann, "moved")[-1]
     await room.shutdown()
+
+
+async def test_the_host_removes_a_spectator() -> None:
+    room = new_room(TINY)
+    ann, bob, wat = await seat_people(room, 2, spectators=1)
+    watcher = room.players[wat.player_id]
+    await room.handle(bob, 1, "cmd", {"type": "kick", "player": watcher.player_id})
+    assert replies(bob, 1)[0]["error"]["code"] == "not_host"  # type: ignore[index]
+    view = ann.latest_view  # type: ignore[attr-defined]
+    assert view["room"]["watchers"] == [{"player": watcher.player_id, "name": "P2"}]
+    await room.handle(ann, 2, "cmd", {"type": "kick", "player": watcher.player_id})
+    assert replies(ann, 2)[0].get("ok") is True
+    await settle()
+    assert watcher.player_id not in room.players and wat.sock.closed is not None
+    assert events(ann, "kicked")[-1]["name"] == "P2"
+    await room.handle(ann, 3, "cmd", {"type": "kick", "player": bob.player_id})
+    assert replies(ann, 3)[0]["error"]["code"] == "bad_seat", "a player is named by seat"  # type: ignore[index]
+    await room.shutdown()
+
+
+async def test_chat_is_limited_per_person_spectators_and_players_alike() -> None:
+    room = new_room(TINY)
+    ann, wat = await seat_people(room, 1, spectators=1)
+    second_tab = await attach(room, room.players[wat.player_id], Recorder())
+    for who in (ann, wat):
+        answers = []
+        for i in range(12):
+            tab = second_tab if who is wat and i % 2 else who
+            await room.handle(tab, 100 + i, "cmd", {"type": "chat", "text": "hi"})
+            answers += replies(tab, 100 + i)
+        codes = [a.get("error", {}).get("code") for a in answers]  # type: ignore[union-attr]
+        assert codes.count(None) <= 6 and codes.count("rate_limited") >= 6, codes
+    await room.shutdown()
+
+
+async def test_people_coming_and_going_do_not_grow_the_rooms_maps() -> None:
+    room = new_room(TINY)
+    await seat_people(room, 1)
+    for i in range(200):
+        p, _ = await room.join(f"W{i}", spectator=True)
+        tab = await attach(room, p, Recorder())
+        await room.handle(tab, 1, "cmd", {"type": "move_link"})
+        await room.handle(tab, 2, "cmd", {"type": "chat", "text": "hi"})
+        await room.handle(tab, 3, "cmd", {"type": "leave"})
+    members = room.members
+    assert len(members.names) <= 2 and len(members.claims) <= 1 and len(members.chatter) <= 1
+    await room.shutdown()
