@@ -203,7 +203,7 @@ def create_app(
     app.state.settings = settings
     app.state.doors = Doors(settings)
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
     app.state.rooms = manager
