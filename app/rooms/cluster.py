@@ -53,6 +53,8 @@ from app.store.records import PlayerRecord, Records
 log = logging.getLogger(__name__)
 
 CLOSE_MOVING = 1012
+#: commands whose ack holds a link's secret (made by the socket's holder)
+LINK_COMMANDS = frozenset({"seat_link", "move_link"})
 #: seconds a call to another process may take
 CALL_TIMEOUT = 5.0
 #: seconds between looks for rooms nobody owns
@@ -74,10 +76,17 @@ class Relay:
         self.id = secrets.token_hex(8)
         self.v = 0
         self.closed = False
+        #: secrets of links this socket asked for, by request id, until the ack
+        self.link_secrets: dict[bytes, str] = {}
 
     async def handle(
         self, conn: Connection, msg_id: Any, kind: str, payload: dict[str, Any]
     ) -> None:
+        if kind == "cmd" and payload.get("type") in LINK_COMMANDS:
+            # the link's secret is made here; only its hash goes to the owner
+            secret = new_token()
+            self.link_secrets[orjson.dumps(msg_id)] = secret
+            payload = {**payload, "secret_hash": token_hash(secret)}
         await self.cluster.tell(
             self.owner,
             {
@@ -90,6 +99,26 @@ class Relay:
                 "from": self.cluster.cluster.me,
             },
         )
+
+    def deliver(self, text: str) -> None:
+        """A frame from the owner, for this socket: the ack of a link it asked
+        for gets the secret made here put back in."""
+        if self.link_secrets:
+            text = self._with_secrets(text)
+        self.conn.push(text)
+
+    def _with_secrets(self, text: str) -> str:
+        frame = orjson.loads(text)
+        changed = False
+        for msg in frame if isinstance(frame, list) else [frame]:
+            if not isinstance(msg, dict) or "re" not in msg:
+                continue
+            secret = self.link_secrets.pop(orjson.dumps(msg["re"]), None)
+            data = msg.get("data")
+            if secret is not None and isinstance(data, dict) and data.get("claim") == "":
+                data["claim"] = secret
+                changed = True
+        return orjson.dumps(frame).decode() if changed else text
 
     async def disconnect(self, conn: Connection) -> None:
         self.cluster.relays.pop(self.id, None)
@@ -371,7 +400,7 @@ class ClusterManager(RoomManager):
         if kind == "frame":  # for a socket held here
             relay = self.relays.get(msg["c"])
             if relay is not None:
-                relay.conn.push(msg["x"])
+                relay.deliver(msg["x"])
         elif kind == "close":
             relay = self.relays.get(msg["c"])
             if relay is not None:

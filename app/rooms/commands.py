@@ -78,6 +78,19 @@ def _spectator(room: Room, pid: object) -> PlayerRecord:
     return p
 
 
+def _secret_hash(cmd: dict[str, Any]) -> str | None:
+    """A link's secret made by the process holding the asker's socket, which
+    sends only its hash (app/rooms/cluster.py, Relay): the secret never
+    crosses Redis.  A client sending one itself gains nothing: it knows the
+    secret of a hash it made, as it would be told the secret anyway."""
+    hashed = cmd.get("secret_hash")
+    if hashed is None:
+        return None
+    if not isinstance(hashed, str) or len(hashed) != 64 or hashed.strip("0123456789abcdef"):
+        raise RoomError("bad_command", "secret_hash must be 64 hexadecimal digits")
+    return hashed
+
+
 def _person_in(room: Room, seat: int) -> PlayerRecord:
     pid = room.members.seats[seat]
     if pid is None or room.members.players[pid].is_bot:
@@ -254,7 +267,7 @@ async def seat_link(
             "too_early",
             f"{target.name} may still come back: wait {wait:.0f} s more before making a seat link",
         )
-    secret, expires = room.members.new_claim(target, player)
+    secret, expires = room.members.new_claim(target, player, _secret_hash(cmd))
     room.change([room_event("link_made", seat=seat, name=target.name, by=player.name)])
     return {"claim": secret, "seat": seat, "name": target.name, "expires_ms": int(expires * 1000)}
 
@@ -265,7 +278,7 @@ async def move_link(
     """A one-time link with which the asker moves their own place to another
     device ("continue on another device"): the new device is the same person
     and this one is signed out of the room once it is used."""
-    secret, expires = room.members.new_claim(player, player)
+    secret, expires = room.members.new_claim(player, player, _secret_hash(cmd))
     return {
         "claim": secret,
         "seat": player.seat,

@@ -211,18 +211,22 @@ class Membership:
         on any device and get their own seat back)."""
         return next((p for p in self.humans() if p.account_id == account_id and p.token_hash), None)
 
-    def new_claim(self, p: PlayerRecord, by: PlayerRecord) -> tuple[str, float]:
+    def new_claim(
+        self, p: PlayerRecord, by: PlayerRecord, hashed: str | None = None
+    ) -> tuple[str, float]:
         """A one-time secret that hands `p`'s place to whoever opens it, made
         by `by`; and when it expires.  Only its hash is kept, and a person has
         one pending link at most: a new one replaces the last (so the map is
-        never larger than the room)."""
+        never larger than the room).  With `hashed` the asker's process made
+        the secret and sent only its hash (several processes): the answer's
+        secret is "" and that process fills it in."""
         now = time.time()
         self.claims = {
             h: c for h, c in self.claims.items() if c.expires > now and c.player_id != p.player_id
         }
-        secret = new_token()
+        secret = "" if hashed else new_token()
         expires = now + CLAIM_TTL
-        self.claims[token_hash(secret)] = Claim(p.player_id, by.player_id, expires)
+        self.claims[hashed or token_hash(secret)] = Claim(p.player_id, by.player_id, expires)
         return secret, expires
 
     def take_claim(self, claim_hash: str) -> tuple[PlayerRecord, Claim] | None:

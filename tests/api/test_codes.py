@@ -166,25 +166,28 @@ def _streams(clients: list[TestClient]) -> bytes:
 def test_redis_streams_carry_no_token_cookie_or_secret(
     three: tuple[list[TestClient], Spy],
 ) -> None:
-    """Joins and claims answered by another process go through Redis with
-    hashes only: the seat tokens, the guest cookies and the link's secret
-    stay in the processes that made or received them."""
+    """Joins, claims and links answered by another process go through Redis
+    with hashes only: the seat tokens, the guest cookies and the links'
+    secrets stay in the processes that made or received them."""
     clients, _ = three
     owner, other, third = clients
     owner.cookies.set(GUEST_COOKIE, "ann-cookie-value")
     t = create(owner, "tiny", settings={"disconnect_grace": 0})
     other.cookies.set(GUEST_COOKIE, "bob-cookie-value")
     b = join(other, typed(t["code"]), "Bob")
-    with connect(owner, t["code"], t["token"]) as ann:
+    with connect(other, t["code"], t["token"]) as ann:  # relayed to the owner
         ann.recv()
-        with connect(other, t["code"], b["token"]) as bob:  # relayed to the owner
+        with connect(other, t["code"], b["token"]) as bob:
             bob.until_view(lambda v: True)
+            own = bob.ok(bob.cmd("move_link"))["data"]["claim"]
         ann.until_view(lambda v: not v["room"]["seats"][1]["connected"])
         link = ann.ok(ann.cmd("seat_link", seat=1))["data"]["claim"]
+    assert len(link) >= 40 and len(own) >= 40, "the holder put the secrets it made back"
     third.cookies.set(GUEST_COOKIE, "eve-cookie-value")
     r = third.post(f"/api/rooms/{t['code']}/claim", json={"claim": link})
     assert r.status_code == 200, r.text
     blob = _streams(clients)
     assert b'"t":"call"' in blob, "the join and the claim went through the owner's stream"
-    for secret in (b["token"], r.json()["token"], link, "bob-cookie-value", "eve-cookie-value"):
+    secrets = (b["token"], r.json()["token"], link, own, "bob-cookie-value", "eve-cookie-value")
+    for secret in secrets:
         assert secret.encode() not in blob, secret
