@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-slow lint typecheck bench install clean
+.PHONY: run test test-slow sim lint typecheck bench install clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,13 @@ test: $(STAMP) lint typecheck
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow -s
+
+# the room simulator over any number of seeds (tests/sim): `make sim SEEDS=20000`;
+# `SIM_SEED=<n> make sim` replays one seed and prints its trace
+SEEDS ?= 2000
+FIRST ?= 0
+sim: $(STAMP)
+	$(BIN)/python -m tests.sim.run --seeds $(SEEDS) --first $(FIRST)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py

@@ -6,10 +6,17 @@ check always means the change, never the luck of the draw."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.seeds import TEST_SEED
 from tests.services import IN_CI
+
+# every server a test starts deals from this (app/core/config.py `deal_seed`),
+# uvicorn processes included: they inherit the environment
+os.environ.setdefault("DEAL_SEED", str(TEST_SEED))
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
@@ -22,6 +29,10 @@ settings.register_profile(
     derandomize=True,
 )
 settings.load_profile("ci" if IN_CI else "default")
+
+
+def pytest_report_header() -> str:
+    return f"games dealt from TEST_SEED={TEST_SEED} (set it to deal others; DEAL_SEED for servers)"
 
 
 def pytest_collection_modifyitems(config: object, items: list[pytest.Item]) -> None:

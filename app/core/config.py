@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     #: after a restart, rebuild the open rooms in the background (each is also
     #: rebuilt on first use; bench/recovery.py turns this off to time that)
     rebuild_in_background: bool = True
+    #: deal every game from a generator seeded with this, so that a test or a
+    #: benchmark can repeat a run exactly; unset, seeds come from `secrets`
+    deal_seed: int | None = None
     #: seconds a new socket has to send its `{"auth": token}` message
     auth_timeout: float = Field(default=10.0, gt=0)
 

@@ -73,7 +73,7 @@ from app.db.session import (
     sqlite_writer,
 )
 from app.db.sqlite_appends import Busy, FastAppends
-from app.store.records import Fenced, GameRecord, PlayerRecord, RoomRecord
+from app.store.records import Fenced, FinishedGame, GameRecord, PlayerRecord, RoomRecord
 from app.store.records import Snapshot as StoredSnapshot
 
 log = logging.getLogger(__name__)
@@ -580,6 +580,25 @@ class DbRecords:
         at = last_at or g.started_at
         game.last_at = (at if at.tzinfo else at.replace(tzinfo=UTC)).timestamp()
         return record, game
+
+    async def finished_results(self, code: str, game: str) -> list[FinishedGame]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(GameRow.seats, GameRow.result)
+                .join(Room, Room.id == GameRow.room_id)
+                .where(
+                    Room.code == code,
+                    Room.closed.is_(False),
+                    GameRow.game == game,
+                    GameRow.finished_at.is_not(None),
+                )
+                .order_by(GameRow.id)
+            )
+            return [
+                FinishedGame([str(p) for p in seats], dict(result))
+                for seats, result in rows.all()
+                if result
+            ]
 
     async def game_actions(
         self, game_id: int, start: int = 0

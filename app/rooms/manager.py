@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from app.games.base import Game
+from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
 from app.rooms.errors import RoomError
 from app.rooms.room import Room, Seeds, new_seed
@@ -49,10 +50,19 @@ IDLE_SWEEP_EVERY = 600.0
 
 
 class RoomManager:
+    #: what a room is made of (a test may watch rooms through a subclass)
+    room_class: type[Room] = Room
+
     def __init__(
-        self, records: Records, games: Mapping[str, Game[Any]], seeds: Seeds | None = None
+        self,
+        records: Records,
+        games: Mapping[str, Game[Any]],
+        seeds: Seeds | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         self.records = records
+        #: the rooms' wall clock (the simulator's runs on its fast-forwarded loop)
+        self.clock = clock
         self.games = games
         #: where new games' seeds come from (tests pass a seeded generator)
         self.seeds: Seeds = seeds or new_seed
@@ -78,7 +88,15 @@ class RoomManager:
         done: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
         self._loading[code] = done
         try:
-            room = await self._load(code)
+            try:
+                room = await self._load(code)
+            except (RoomError, asyncio.CancelledError):
+                raise
+            except Exception as err:  # storage away: a clear refusal, tried again later
+                log.exception("room %s could not be loaded", code)
+                raise RoomError(
+                    "storage_error", "the room cannot be opened just now; try again"
+                ) from err
             done.set_result(room)
             return room
         except BaseException as err:
@@ -154,8 +172,16 @@ class RoomManager:
         if record.game not in self.games:
             log.error("room %s: game %r is not available; not recovered", code, record.game)
             return None
-        room = Room(record, self.games, self.records, on_close=self._closed, seeds=self.seeds)
+        room = self.room_class(
+            record,
+            self.games,
+            self.records,
+            on_close=self._closed,
+            seeds=self.seeds,
+            clock=self.clock,
+        )
         self._wire(room)
+        await room.repair_tally()
         if game_rec is not None:
             try:
                 await room.restore_game(game_rec)
@@ -190,7 +216,7 @@ class RoomManager:
             code = new_code()
             if code in self.rooms or code in self.unloaded or code in self._loading:
                 continue
-            room = Room.new(
+            room = self.room_class.new(
                 code,
                 game,
                 parsed,
@@ -199,6 +225,7 @@ class RoomManager:
                 self.records,
                 self._closed,
                 self.seeds,
+                self.clock,
             )
             stored = await self.records.create_room(room.members.snapshot())
             if stored and await self._own_new(code):

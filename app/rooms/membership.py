@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import time
 
+from app.rooms.clock import Clock, system_clock
 from app.rooms.errors import RoomError
 from app.rooms.ratelimit import TokenBucket
 from app.rooms.tokens import new_player_id, new_token, token_hash
@@ -69,8 +69,9 @@ class Replaced:
 
 
 class Membership:
-    def __init__(self, record: RoomRecord, max_seats: int) -> None:
+    def __init__(self, record: RoomRecord, max_seats: int, clock: Clock = system_clock) -> None:
         self.record = record
+        self.clock = clock
         self.players: dict[str, PlayerRecord] = {p.player_id: p for p in record.players}
         #: every name ever seen here, so a tally outlives a player who left
         self.names: dict[str, str] = {p.player_id: p.name for p in record.players}
@@ -78,7 +79,7 @@ class Membership:
             p.token_hash: p.player_id for p in record.players if p.token_hash
         }
         self.seats: list[str | None] = [None] * max_seats
-        now = time.time()
+        now = self.clock()
         self.away_since: dict[str, float] = {}
         self.seated_at: dict[str, int] = {}
         #: one-time links by hash of the secret: at most one per person
@@ -139,7 +140,7 @@ class Membership:
         )
         self._add(player)
         self.by_token[player.token_hash] = player.player_id
-        self.away_since[player.player_id] = time.time()
+        self.away_since[player.player_id] = self.clock()
         self.seat(player, seat)
         return player, token
 
@@ -179,9 +180,10 @@ class Membership:
         self.record.players = [q for q in self.record.players if q.player_id != pid]
         self.by_token.pop(p.token_hash, None)
         self.away_since.pop(pid, None)
+        self.seated_at.pop(pid, None)
         self.chatter.pop(pid, None)
         self.claims = {h: c for h, c in self.claims.items() if c.player_id != pid}
-        if pid not in self.record.tally:
+        if pid not in self.record.tally:  # a name the tally still shows stays
             self.names.pop(pid, None)
 
     def may_chat(self, p: PlayerRecord) -> bool:
@@ -220,7 +222,7 @@ class Membership:
         never larger than the room).  With `hashed` the asker's process made
         the secret and sent only its hash (several processes): the answer's
         secret is "" and that process fills it in."""
-        now = time.time()
+        now = self.clock()
         self.claims = {
             h: c for h, c in self.claims.items() if c.expires > now and c.player_id != p.player_id
         }
@@ -234,7 +236,7 @@ class Membership:
         once: it is used up."""
         claim = self.claims.pop(claim_hash, None)
         p = self.players.get(claim.player_id) if claim is not None else None
-        if claim is None or p is None or p.is_bot or claim.expires < time.time():
+        if claim is None or p is None or p.is_bot or claim.expires < self.clock():
             return None
         return p, claim
 
@@ -319,7 +321,7 @@ class Membership:
     def left(self, pid: str) -> None:
         p = self.players.get(pid)
         if p is not None and not p.is_bot:
-            self.away_since.setdefault(pid, time.time())
+            self.away_since.setdefault(pid, self.clock())
 
     def heir(self) -> PlayerRecord | None:
         """Who takes the host role: the connected person seated longest, else

@@ -21,13 +21,13 @@ import asyncio
 import logging
 import random
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import orjson
 
 from app.games.base import Event, Game, IllegalAction
+from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
 from app.rooms.delivery import HISTORY_MAX, Delivery
@@ -37,7 +37,7 @@ from app.rooms.membership import Membership
 from app.rooms.settings import RoomSettings, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
-from app.rooms.timers import Timer, Timers
+from app.rooms.timers import Backoff, Timer, Timers
 from app.store.records import GameRecord, PlayerRecord, Records, RoomRecord
 
 __all__ = ["FINISHED", "HISTORY_MAX", "LOBBY", "PLAYING", "Room", "Seeds", "new_seed"]
@@ -57,6 +57,18 @@ def new_seed() -> int:
     return secrets.randbits(62)
 
 
+def add_to_tally(tally: dict[str, int], seats: list[str], result: dict[str, Any]) -> None:
+    """A finished game's series points, by place (tied seats each get the
+    points of the place they share)."""
+    rank = 0
+    for group in result.get("places", []):
+        points = TALLY_POINTS[rank] if rank < len(TALLY_POINTS) else 0
+        for seat in group:
+            pid = seats[seat]
+            tally[pid] = tally.get(pid, 0) + points
+        rank += len(group)
+
+
 class Room:
     def __init__(
         self,
@@ -67,8 +79,11 @@ class Room:
         on_close: Callable[[Room], None] | None = None,
         seeds: Seeds = new_seed,
         on_moved: Callable[[Room], None] | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         self.code = record.code
+        #: wall-clock seconds: every deadline and every "since" of this room
+        self.clock = clock
         #: called when another process turns out to own the room (several processes)
         self.on_moved = on_moved
         self.games = games
@@ -79,17 +94,21 @@ class Room:
         self.lock = asyncio.Lock()
         self.closed = False
         game = games[record.game]
-        self.members = Membership(record, game.max_seats)
-        self.table = Table(game, records, self.code)
-        self.timers = Timers(self._locked)
+        self.members = Membership(record, game.max_seats, clock)
+        self.table = Table(game, records, self.code, clock)
+        self.timers = Timers(self._locked, clock)
         self.delivery = Delivery(
             self.code, self.members, self.table, lambda: self.settings, self._timer_json
         )
-        #: monotonic time since which nobody has been connected (None: someone is)
-        self.idle_since: float | None = time.monotonic()
-        #: bumped each time the game timer fires, so the next wait is a new one
+        #: time since which nobody has been connected (None: someone is)
+        self.idle_since: float | None = clock()
+        #: the game timer's key: bumped as it fires, so the next wait is a new
+        #: one, and put back when its timeout fails, so the retry is the same wait
         self._timer_epoch = 0
-        self._jitter = random.Random()
+        self._jitter = random.Random(seeds())  # bots' delays and retries: seeded in tests
+        #: failed timeouts and bot moves (storage away) retry later and later
+        self._retry = Backoff()
+        self._save_retry = Backoff()
         #: what the records last took: a save that would change nothing is skipped
         self._saved: RoomRecord | None = None
 
@@ -104,9 +123,10 @@ class Room:
         records: Records,
         on_close: Callable[[Room], None] | None = None,
         seeds: Seeds = new_seed,
+        clock: Clock = system_clock,
     ) -> Room:
         record = RoomRecord(code, game.name, options, settings.model_dump(), None)
-        return cls(record, games, records, on_close=on_close, seeds=seeds)
+        return cls(record, games, records, on_close=on_close, seeds=seeds, clock=clock)
 
     # --------------------------------------------- what the parts hold, read-only
 
@@ -161,6 +181,23 @@ class Room:
         return self.members.authenticate(token)
 
     # ------------------------------------------------------------- recovery
+
+    async def repair_tally(self) -> None:
+        """The series tally is derived from the room's finished games, so a
+        rebuild makes it again from them: a crash between a game's result and
+        the room's next save would otherwise lose that game's points for good,
+        and a save made after a result that failed to store would count them
+        twice once the game is finished again.  If the games cannot be read,
+        the stored tally stands (the next rebuild tries again)."""
+        try:
+            finished = await self.records.finished_results(self.code, TALLY_GAME)
+        except Exception:
+            log.exception("room %s: could not read its finished games", self.code)
+            return
+        tally: dict[str, int] = {}
+        for game in finished:
+            add_to_tally(tally, game.seats, game.result)
+        self.record.tally = tally
 
     async def restore_game(self, rec: GameRecord) -> None:
         """Rebuild the live game (recovery after a restart), and repair what a
@@ -363,8 +400,20 @@ class Room:
     # ------------------------------------------------------------------ game
 
     async def play(self, seat: int | None, action: dict[str, Any]) -> None:
-        """One move through the table, then what it ends, then everyone's views."""
+        """One move through the table, then what it ends, then everyone's views.
+        A move whose append had no answer is settled first: if it was logged
+        after all, everyone is told of it before this one is tried (and this
+        one is judged against the state it made)."""
+        if self.table.unsettled:
+            earlier = await self.table.settle()
+            if earlier:
+                await self._moved_on(earlier)
         events = await self.table.play(seat, action)
+        self._retry.reset()
+        await self._moved_on(events)
+
+    async def _moved_on(self, events: list[Event]) -> None:
+        """What a committed move ends, the waits it changes, and the change."""
         result = self.table.over()
         extra: list[Event] = []
         if result is not None:
@@ -377,14 +426,7 @@ class Room:
         table = self.table
         await table.finish(result)
         if table.game.name == TALLY_GAME:
-            tally = self.record.tally
-            rank = 0
-            for group in result.get("places", []):
-                points = TALLY_POINTS[rank] if rank < len(TALLY_POINTS) else 0
-                for seat in group:
-                    pid = table.game_seats[seat]
-                    tally[pid] = tally.get(pid, 0) + points
-                rank += len(group)
+            add_to_tally(self.record.tally, table.game_seats, result)
         self.members.grow(table.game.max_seats)
         await self.save()
         events.append(room_event("finished", result=result))
@@ -393,6 +435,10 @@ class Room:
         """Deal a new game to the seated people (and bots)."""
         game, members = self.table.game, self.members
         await self.table.repair()  # the last game's result, if its write failed
+        if self.table.result_unsaved is not None:
+            # the series tally and the history are made of stored results: a
+            # game whose result cannot be stored yet holds the next one back
+            raise RoomError("storage_error", "the last game could not be saved yet; try again")
         seated = [pid for pid in members.seats if pid is not None]
         added: list[PlayerRecord] = []
         if game.name in BOT_FILL_GAMES:
@@ -462,7 +508,7 @@ class Room:
         away = self.members.away_since.get(pid)
         if away is None:
             return float("inf")
-        return away + self.settings.disconnect_grace - time.time()
+        return away + self.settings.disconnect_grace - self.clock()
 
     async def _pass_host_if_overdue(self) -> list[Event]:
         """A host away past the grace hands the role to whoever is here."""
@@ -491,7 +537,7 @@ class Room:
                 timers.drop(slot)
             self._schedule_presence()
             return
-        now = time.time()
+        now = self.clock()
         # a wait counts from the change that started it (after a restart, the
         # last action stored): it resumes with the time it had left
         since = table.changed_at
@@ -519,7 +565,7 @@ class Room:
             slot = f"bot:{seat}"
             if timers.get(slot) is None and self.bot_drives(seat):
                 delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
-                timers.start(slot, "bot", now + delay, self._on_bot, seat=seat)
+                timers.start(slot, "bot", now + delay, self._on_bot, key=table.seq, seat=seat)
         if presence:
             self._schedule_presence()
 
@@ -535,17 +581,22 @@ class Room:
                 if away is not None and seat not in table.auto:
                     due.append(away + grace)
         host_away = members.host_away_since()
-        if host_away is not None and not self.closed:
+        if host_away is not None and not self.closed and members.heir() is not None:
+            # with nobody here to take the role there is nothing to wait for:
+            # the next person who connects takes it (`_connect`)
             due.append(host_away + grace)
         if due:
             when = min(due)
-            self.timers.start("presence", "presence", when, self._on_presence, key=when)
+            # keyed by the game too: a new game seats people again, and one
+            # away since before it is due at once, though that moment has fired
+            key = (when, table.games_played)
+            self.timers.start("presence", "presence", when, self._on_presence, key=key)
         else:
             self.timers.drop("presence")
 
     def _timer_json(self) -> dict[str, Any] | None:
         t = self.timers.get("game") or self.timers.get("turn")
-        return t.as_json() if t is not None else None
+        return t.as_json(self.clock()) if t is not None else None
 
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         """How a timer's callback runs: under the lock, one change at a time."""
@@ -560,9 +611,16 @@ class Room:
         try:
             await self.play(None, {"type": "timeout"})
         except (RoomError, IllegalAction) as err:
-            log.error("room %s: timeout refused: %s", self.code, err)
-            if not self._check_moved(err):
-                self.reschedule()
+            self._timer_epoch -= 1
+            if self._check_moved(err):
+                return
+            # its deadline has passed: re-armed as it was, it would fire at once,
+            # for ever; the same wait is kept (same kind and key) and tried later
+            delay = self._retry.next(self._jitter)
+            log.error("room %s: timeout refused (%s); again in %.1f s", self.code, err, delay)
+            self.timers.start(
+                "game", t.kind, self.clock() + delay, self._on_game_timer, key=self._timer_epoch
+            )
 
     async def _on_turn_timer(self, t: Timer) -> None:
         table = self.table
@@ -598,11 +656,13 @@ class Room:
                 if action == fallback:
                     raise
                 await self.play(seat, fallback)
-        except RoomError as err:  # storage trouble: try again a little later
-            log.error("room %s: bot move failed: %s", self.code, err)
+        except RoomError as err:  # storage trouble: try again later and later
             if self._check_moved(err):
                 return
-            self.timers.start(f"bot:{seat}", "bot", time.time() + 1.0, self._on_bot, seat=seat)
+            delay = self._retry.next(self._jitter)
+            log.error("room %s: bot move failed (%s); again in %.1f s", self.code, err, delay)
+            slot, seq = f"bot:{seat}", self.table.seq
+            self.timers.start(slot, "bot", self.clock() + delay, self._on_bot, key=seq, seat=seat)
 
     async def _on_presence(self, t: Timer) -> None:
         """People away past the grace: a bot takes their seat (when the room
@@ -641,16 +701,27 @@ class Room:
     # ------------------------------------------------------------ lifecycle
 
     async def save(self) -> None:
-        """Membership is saved as it changes; a failure is logged, not fatal (the
-        next save carries the whole room again)."""
+        """Membership is saved as it changes.  A failure is logged, not fatal:
+        the room saves again, later and later (`Backoff`), until storage takes
+        it - or until the next change carries the whole room anyway."""
         snapshot = self.members.snapshot()
         if snapshot == self._saved:
+            self.timers.drop("save")
             return
         try:
             await self.records.save_room(snapshot)
             self._saved = snapshot
-        except Exception:
-            log.exception("room %s: could not save the room", self.code)
+            self._save_retry.reset()
+            self.timers.drop("save")
+        except Exception as err:
+            delay = self._save_retry.next(self._jitter)
+            log.error("room %s: could not save the room (%r); again in %.1f s", self.code, err,
+                      delay)  # fmt: skip
+            if not self.closed:
+                self.timers.start("save", "save", self.clock() + delay, self._on_save_retry)
+
+    async def _on_save_retry(self, t: Timer) -> None:
+        await self.save()
 
     async def close(self) -> None:
         self.closed = True
@@ -665,7 +736,7 @@ class Room:
     def _mark_idle(self) -> None:
         """Start the idle clock once the last socket has gone."""
         if not self.delivery.conns and self.idle_since is None:
-            self.idle_since = time.monotonic()
+            self.idle_since = self.clock()
 
     async def close_if_idle(self, after: float) -> bool:
         """Close the room if nobody has been connected for `after` seconds: an
@@ -673,7 +744,7 @@ class Room:
         for ever.  Its finished games stay in the history."""
         async with self.lock:
             idle = self.idle_since
-            if self.closed or idle is None or time.monotonic() - idle < after:
+            if self.closed or idle is None or self.clock() - idle < after:
                 return False
             log.info("room %s: closed after %.0f s with nobody connected", self.code, after)
             await self.close()

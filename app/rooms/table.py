@@ -22,13 +22,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from typing import Any
 
 from app.bots import bot_for
 from app.games.base import Event, Game, IllegalAction
 from app.games.cards import rng_for
 from app.rooms import snapshots
+from app.rooms.clock import Clock, system_clock
 from app.rooms.errors import RoomError
 from app.store.records import Fenced, GameRecord, Records
 
@@ -38,8 +38,11 @@ LOBBY, PLAYING, FINISHED = "lobby", "playing", "finished"
 
 
 class Table:
-    def __init__(self, game: Game[Any], records: Records, code: str) -> None:
+    def __init__(
+        self, game: Game[Any], records: Records, code: str, clock: Clock = system_clock
+    ) -> None:
         self.game = game
+        self.clock = clock
         self.records = records
         self.code = code
         self.status = LOBBY
@@ -62,7 +65,7 @@ class Table:
         #: every append carries it, and the database refuses it once stale
         self.epoch = 0
         #: wall-clock time of the last change to the game: its waits count from it
-        self.changed_at = time.time()
+        self.changed_at = self.clock()
         #: derived records a write missed: the result, score rows (see `repair`)
         self.result_unsaved: tuple[int, dict[str, Any]] | None = None
         self.sheet_unsaved = False
@@ -85,7 +88,7 @@ class Table:
 
     def begin(self, order: list[str], seed: int, state: Any, game_id: int) -> None:
         self.state, self.seed, self.game_id, self.seq = state, seed, game_id, 0
-        self.changed_at = time.time()
+        self.changed_at = self.clock()
         self.sheet_unsaved = False
         self._unsettled = None
         self._set_seats(order)
@@ -112,7 +115,7 @@ class Table:
             state, _ = game.apply(state, seat, action)
         n = start + len(actions)
         self.state, self.seed, self.game_id, self.seq = state, rec.seed, rec.game_id, n
-        self.changed_at = rec.last_at or time.time()
+        self.changed_at = rec.last_at or self.clock()
         self.sheet_unsaved = True  # a crash may have come between a move and its row
         self._set_seats(list(rec.seats))
         self.status = PLAYING
@@ -153,16 +156,14 @@ class Table:
     # ----------------------------------------------------------------- moves
 
     async def play(self, seat: int | None, action: dict[str, Any]) -> list[Event]:
-        """Check with the engine, log durably, then commit; the engine's events
-        (after those of an earlier move found to have been logged after all)."""
-        earlier = await self._settle() if self._unsettled is not None else []
+        """Check with the engine, log durably, then commit; the engine's events.
+        A move whose append had no answer must be settled first (`settle`)."""
+        if self._unsettled is not None:
+            raise RoomError("storage_error", "the game's log cannot be read; try again")
         try:
             state, events = self.game.apply(self.state, seat, action)
         except IllegalAction:
-            if earlier:  # the earlier move is in: it must still be told
-                self._commit(self.state, earlier)
-                return earlier
-            raise
+            raise  # the engine's own refusal, as it is
         except Exception as err:  # an engine that chokes on odd input must not kill the room
             log.exception("room %s: engine error on %r", self.code, action)
             raise RoomError("bad_action", "that action could not be understood") from err
@@ -175,19 +176,16 @@ class Table:
         except Exception as err:
             if not await self._landed(seat, action, state, events):
                 log.exception("room %s: could not log action %d", self.code, self.seq)
-                if earlier:
-                    self._commit(self.state, earlier)
-                    return earlier
                 raise RoomError("storage_error", "the move could not be saved; try again") from err
         self.seq += 1
         if self.sheet_unsaved or any(ev.get("type") == "hand_ended" for ev in events):
             await self._commit_derived(state, events)
         self._commit(state, events)
-        return [*earlier, *events] if earlier else events
+        return events
 
     def _commit(self, state: Any, events: list[Event]) -> None:
         self.state = state
-        self.changed_at = time.time()
+        self.changed_at = self.clock()
         self.refresh()
         if self.seq % snapshots.SNAPSHOT_EVERY == 0:
             self._in_background(self._snapshot(self.seq, state))
@@ -207,10 +205,16 @@ class Table:
             self._unsettled = (self.seq, seat, action, state, events)
             return False
 
-    async def _settle(self) -> list[Event]:
+    @property
+    def unsettled(self) -> bool:
+        """A move's append had no answer and the log could not be read since."""
+        return self._unsettled is not None
+
+    async def settle(self) -> list[Event]:
         """An earlier move whose outcome was unknown: if the log holds it, it
-        happened (its state is committed now and its events returned); if not,
-        it did not.  Until the log can be read, every move is refused."""
+        happened (its state is committed now and its events returned, to be
+        told before anything else); if not, it did not.  Until the log can be
+        read, every move is refused."""
         pending = self._unsettled
         if pending is None:
             return []
@@ -226,7 +230,7 @@ class Table:
         log.warning("room %s: action %d was logged after all", self.code, seq)
         self.seq = seq + 1
         await self._commit_derived(state, events)
-        self.state = state
+        self._commit(state, events)
         return events
 
     async def _commit_derived(self, state: Any, events: list[Event]) -> None:

@@ -15,6 +15,17 @@ frame, traceback, timer) that only the collector frees.  The server freezes
 the heap every second (app/main.py), so that garbage waited for the next full
 sweep: a thousand rooms grew by tens of MB a minute.  A cancelled handle is
 just dropped.
+
+A wait is never armed in the past twice.  A deadline that has already
+passed fires at once - that is how a restarted room catches up - but a slot
+asked to wait again for the same thing (same key) until a deadline no later
+than the one it has already fired at would fire again at once, for ever (a
+full core, for as long as the room lives).  Callers key their waits by what
+they wait on (the game's sequence number, a deadline), so a wait that made
+progress has a new key; one that did not is put off by `REARM_FLOOR` and
+logged, so a caller that gets this wrong costs one wake-up a second, not a
+spin.  Retries
+of work that failed (storage away) wait longer each time: `Backoff`.
 """
 
 from __future__ import annotations
@@ -22,10 +33,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
+import random
+from collections import Counter
 from collections.abc import Awaitable, Callable
 
+from app.rooms.clock import Clock, system_clock
+
 log = logging.getLogger(__name__)
+
+#: seconds a wait re-armed at or before a deadline its slot already fired at is put off
+REARM_FLOOR = 1.0
 
 Fire = Callable[["Timer"], Awaitable[None]]
 Runner = Callable[[Callable[[], Awaitable[None]]], Awaitable[None]]
@@ -41,20 +58,44 @@ class Timer:
     handle: asyncio.TimerHandle | None = None  # until the deadline
     task: asyncio.Task[None] | None = None  # from the deadline until the callback ends
 
-    def as_json(self) -> dict[str, object]:
+    def as_json(self, now: float) -> dict[str, object]:
         deadline_ms = int(self.deadline * 1000)
         return {
             "kind": self.kind,
             "seat": self.seat,
             "deadline_ms": deadline_ms,
-            "ms_left": max(0, deadline_ms - int(time.time() * 1000)),
+            "ms_left": max(0, deadline_ms - int(now * 1000)),
         }
 
 
+@dataclasses.dataclass
+class Backoff:
+    """Delays for retrying work that failed: doubling from `first` to `cap`,
+    each drawn from its upper half so that rooms failing together (the
+    database went away) do not retry together."""
+
+    first: float = 0.5
+    cap: float = 30.0
+    failures: int = 0
+
+    def next(self, rng: random.Random) -> float:
+        ceiling = min(self.cap, self.first * 2.0**self.failures)
+        self.failures += 1
+        return rng.uniform(ceiling / 2, ceiling)
+
+    def reset(self) -> None:
+        self.failures = 0
+
+
 class Timers:
-    def __init__(self, runner: Runner) -> None:
+    def __init__(self, runner: Runner, clock: Clock = system_clock) -> None:
         self._run = runner
+        self.clock = clock
         self._slots: dict[str, Timer] = {}
+        #: per slot, the key and deadline it last fired at (see REARM_FLOOR)
+        self._fired: dict[str, tuple[object, float]] = {}
+        #: how many waits of each kind have fired (the simulator bounds them)
+        self.fired: Counter[str] = Counter()
 
     def get(self, slot: str) -> Timer | None:
         return self._slots.get(slot)
@@ -75,6 +116,13 @@ class Timers:
         if old is not None and old.kind == kind and old.key == key:
             return old
         self.drop(slot)
+        fired = self._fired.get(slot)
+        if fired is not None and fired[0] == key and deadline <= fired[1]:
+            log.warning(
+                "a %s wait for %r was set again for %.3f, no later than it fired at (%.3f)",
+                kind, key, deadline, fired[1],
+            )  # fmt: skip
+            deadline = max(deadline, self.clock() + REARM_FLOOR)
         t = Timer(slot, kind, key, seat, deadline)
         self._arm(t, fire)
         self._slots[slot] = t
@@ -98,14 +146,14 @@ class Timers:
         return [s for s in self._slots if s.startswith(prefix)]
 
     def _arm(self, t: Timer, fire: Fire) -> None:
-        left = max(0.0, t.deadline - time.time())
+        left = max(0.0, t.deadline - self.clock())
         t.handle = asyncio.get_running_loop().call_later(left, self._due, t, fire)
 
     def _due(self, t: Timer, fire: Fire) -> None:
         t.handle = None
         if self._slots.get(t.slot) is not t:
             return
-        if t.deadline > time.time():  # the loop's clock ran ahead of the wall clock: never early
+        if t.deadline > self.clock():  # the loop's clock ran ahead of the wall clock: never early
             self._arm(t, fire)
             return
         t.task = asyncio.get_running_loop().create_task(self._fire(t, fire))
@@ -115,6 +163,8 @@ class Timers:
             if self._slots.get(t.slot) is not t:
                 return  # replaced or dropped while this one was waiting for the lock
             del self._slots[t.slot]
+            self._fired[t.slot] = (t.key, t.deadline)
+            self.fired[t.kind] += 1
             await fire(t)
 
         try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -77,6 +78,12 @@ class GameRecord:
     last_at: float | None = None
 
 
+@dataclass(frozen=True)
+class FinishedGame:
+    seats: list[str]  # player_id per seat
+    result: dict[str, Any]
+
+
 class Records(Protocol):
     async def save_room(self, room: RoomRecord) -> None:
         """Insert or update the room and its occupants (names, seats, bots, host)."""
@@ -97,6 +104,10 @@ class Records(Protocol):
 
     async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
         """Store the result; the game is no longer live."""
+
+    async def finished_results(self, code: str, game: str) -> list[FinishedGame]:
+        """The seats and result of every finished game of `game` in the open
+        room `code`, oldest first: what the room's series tally is made of."""
 
     async def live_rooms(self) -> list[tuple[RoomRecord, GameRecord | None]]:
         """Every open room with its unfinished game (seed + full action log)."""
@@ -139,7 +150,9 @@ class Records(Protocol):
 class MemoryRecords:
     """Records kept in this process only (tests, and a server that needs no history)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        #: when an action is stored (a simulated room passes its own clock)
+        self.clock = clock
         self.rooms: dict[str, RoomRecord] = {}
         self.games: dict[int, GameRecord] = {}
         self.score_rows: dict[int, dict[int, dict[str, Any]]] = {}
@@ -154,7 +167,7 @@ class MemoryRecords:
     ) -> int:
         game_id = len(self.games) + 1
         self.games[game_id] = GameRecord(
-            game_id, room_code, game, dict(options), seed, list(seats), last_at=time.time()
+            game_id, room_code, game, dict(options), seed, list(seats), last_at=self.clock()
         )
         return game_id
 
@@ -167,13 +180,20 @@ class MemoryRecords:
         if seq != len(log):
             raise ValueError(f"action {seq} of game {game_id} out of order (have {len(log)})")
         log.append((seat, dict(action)))
-        self.games[game_id].last_at = time.time()
+        self.games[game_id].last_at = self.clock()
 
     async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
         self.score_rows.setdefault(game_id, {})[hand] = dict(row)
 
     async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
         self.games[game_id].result = dict(result)
+
+    async def finished_results(self, code: str, game: str) -> list[FinishedGame]:
+        return [
+            FinishedGame(list(g.seats), dict(g.result))
+            for g in self.games.values()
+            if g.room_code == code and g.game == game and g.result is not None
+        ]
 
     async def live_rooms(self) -> list[tuple[RoomRecord, GameRecord | None]]:
         out: list[tuple[RoomRecord, GameRecord | None]] = []

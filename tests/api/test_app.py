@@ -149,3 +149,35 @@ def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
         if was_enabled:
             gc.enable()
     assert left <= 2, f"{left} abandoned HTTP protocols were kept, not collected"
+
+
+def test_the_collectors_housekeeping_sleeps_while_nobody_is_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server everyone has left must not wake every second to freeze a heap
+    nothing changes (bench/idle.py); a request or a socket wakes it again."""
+    monkeypatch.setattr(main, "GC_FREEZE_EVERY", 0.02)
+    freezes = 0
+    real_freeze = gc.freeze
+
+    def counting() -> None:
+        nonlocal freezes
+        freezes += 1
+        real_freeze()
+
+    monkeypatch.setattr(gc, "freeze", counting)
+    app = create_app(Settings(), MemoryRecords())
+    with serving(app) as base:
+        time.sleep(0.2)  # start-up's requests settle; then nobody comes
+        idle_from = freezes
+        time.sleep(0.5)
+        assert freezes - idle_from <= 1, "asleep while nobody is there"
+        room = httpx.post(f"http://{base}/api/rooms", json={"game": "bigtwo", "name": "Ann"})
+        ticket = room.json()
+        with ws_connect(f"ws://{base}/ws/rooms/{ticket['code']}") as ws:
+            ws.send(orjson.dumps(hello(ticket["token"])).decode())
+            ws.recv()
+            before = freezes
+            time.sleep(0.3)
+            assert freezes - before >= 5, "someone is here: the heap is frozen each interval"
+    gc.unfreeze()

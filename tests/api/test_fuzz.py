@@ -42,6 +42,7 @@ from app.rooms.room import Room
 from app.store.records import MemoryRecords
 from tests.api.conftest import OPEN_DOORS
 from tests.rooms.knowledge import KNOWN, leaks, revealed
+from tests.seeds import seeded
 from tests.services import IN_CI, serving
 
 #: seats per room: Big Two needs four, the others are played by three
@@ -334,11 +335,18 @@ def frames(draw: Any) -> Maker:
     return make
 
 
+#: the frames and the deals of a run: FUZZ_SEED repeats one; CI runs the
+#: same one every time (tests/conftest.py)
+FUZZ_SEED = (
+    20 if IN_CI else int(os.environ.get("FUZZ_SEED", "0")) or random.SystemRandom().randrange(2**32)
+)
+
+
 @pytest.fixture
 def server() -> Iterator[tuple[str, Any, ErrorLog]]:
     records = MemoryRecords()
     limits = Settings(max_frame_bytes=4096, max_messages_per_second=1e9, **OPEN_DOORS)
-    app = create_app(limits, records)
+    app = create_app(limits, records, seeds=seeded(f"fuzz:{FUZZ_SEED}"))  # deals repeat too
     errors = ErrorLog()
     # the app's loggers reach the root; uvicorn's own ("Exception in ASGI
     # application") stop at "uvicorn", which uvicorn configures as it starts
@@ -406,9 +414,7 @@ def _fuzz(
     base, room_of, errors = server
     counts = Counts()
     per_game: dict[str, int] = {}
-    seed_ = int(os.environ.get("FUZZ_SEED", "0")) or random.SystemRandom().randrange(2**32)
-    if IN_CI:
-        seed_ = 20  # CI runs the same frames every time (tests/conftest.py)
+    seed_ = FUZZ_SEED
     for game in SEATS:
         before = counts.frames
         _fuzz_game(base, room_of, game, total // len(SEATS), counts, seed_)

@@ -99,7 +99,12 @@ def ends_hand(game: str, view: dict[str, Any], action: dict[str, Any]) -> bool:
 def test_killed_at_random_moments_nothing_acknowledged_is_lost(database: str) -> None:
     rng = random.Random(SEED)
     print(f"\nchaos seed {SEED} (CHAOS_SEED={SEED} repeats it), {KILLS} kills")
-    env = {**os.environ, "DATABASE_URL": database, "MAX_MESSAGES_PER_SECOND": "1000"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database,
+        "MAX_MESSAGES_PER_SECOND": "1000",
+        "DEAL_SEED": str(SEED),  # CHAOS_SEED repeats the deals too
+    }
     env.pop("REDIS_URL", None)
     server = Server(env, free_port())
     counts = {"kills": 0, "at_last_move": 0, "acked": 0, "views_checked": 0, "games_over": 0}

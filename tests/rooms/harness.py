@@ -23,6 +23,7 @@ from app.rooms.connection import Connection
 from app.rooms.room import PLAYING, Room
 from app.rooms.settings import RoomSettings, parse_settings
 from app.store.records import MemoryRecords, PlayerRecord
+from tests.seeds import seeded
 
 FAST: dict[str, Any] = {"bot_delay": 0}
 
@@ -103,7 +104,10 @@ def new_room(
 ) -> Room:
     parsed = game.parse_options(options or {}).model_dump(mode="json")
     room_settings: RoomSettings = parse_settings({**FAST, **(settings or {})})
-    return cls.new(code, game, parsed, room_settings, {game.name: game}, records or MemoryRecords())
+    games = {game.name: game}
+    return cls.new(
+        code, game, parsed, room_settings, games, records or MemoryRecords(), seeds=seeded(code)
+    )
 
 
 async def seat_people(

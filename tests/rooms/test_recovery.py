@@ -19,6 +19,7 @@ from app.rooms.room import Room
 from app.store.records import MemoryRecords, Snapshot
 from tests.rooms.harness import Recorder, attach, new_room, seat_people, settle
 from tests.rooms.tinygame import TINY
+from tests.seeds import seeded
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -79,7 +80,7 @@ async def play_out(room: Room, rng: random.Random, *, stop_before_end: bool = Fa
 
 
 async def restart(records: MemoryRecords, code: str, games: dict[str, Any]) -> Room:
-    manager = RoomManager(records, games)
+    manager = RoomManager(records, games, seeded("tests/rooms/test_recovery.py"))
     assert await manager.recover() >= 1
     room = await manager.find(code)
     assert room is not None
@@ -216,7 +217,7 @@ async def test_a_wait_resumes_with_the_time_it_had_left_after_a_restart() -> Non
     posso = GAMES["posso"]
     records = MemoryRecords()
     settings = {**POSSO_FAST, "posso_window": 15, "turn_timer": 40}
-    manager = RoomManager(records, {"posso": posso})
+    manager = RoomManager(records, {"posso": posso}, seeded("tests/rooms/test_recovery.py"))
     # no cut: the deal's upturn opens a Posso window at once (two players: the
     # phantom turns a card the dealer may call)
     options = {"start_hand": 2, "cutting": "off"}

@@ -24,6 +24,7 @@ from tests.rooms.harness import (
     settle,
 )
 from tests.rooms.tinygame import TINY
+from tests.seeds import seeded
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -141,7 +142,7 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
 
     records = MemoryRecords()
     games = {"tiny": TINY}
-    first = RoomManager(records, games)
+    first = RoomManager(records, games, seeded("tests/rooms/test_room.py"))
     room, ann_p, ann_token = await first.create("tiny", {"bidding": False}, "Ann", {"bot_delay": 0})
     bob_p, bob_token = await room.join("Bob")
     recorder = Recorder()
@@ -155,7 +156,7 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
     hands = room.state.hands
     await first.shutdown()
 
-    second = RoomManager(records, games)
+    second = RoomManager(records, games, seeded("tests/rooms/test_room.py"))
     assert await second.recover() == 1
     assert second.get(room.code) is None, "rooms are rebuilt when first needed"
     again = await second.find(room.code.lower())
@@ -192,14 +193,12 @@ async def test_turn_timer_lets_a_bot_play_the_turn_then_hands_back() -> None:
     await room.shutdown()
 
 
-async def test_bots_only_games_finish_on_their_own_and_replay_from_the_seed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr("app.rooms.room.secrets.randbits", lambda _: 12345)
+async def test_bots_only_games_finish_on_their_own_and_replay_from_the_seed() -> None:
     logs = []
-    for k in range(2):
+    for _ in range(2):
         records = MemoryRecords()
-        room = new_room(TINY, settings={"posso_window": 15}, records=records, code=f"BOTS0{k}")
+        # the same code: the harness deals a room's games from TEST_SEED and its code
+        room = new_room(TINY, settings={"posso_window": 15}, records=records, code="BOTS00")
         host, _ = await room.join("Host", spectator=True)
         conn = await attach(room, host, Recorder())
         for _ in range(3):

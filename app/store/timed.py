@@ -1,0 +1,93 @@
+"""Records with a deadline on every call.
+
+A room awaits its writes under its lock, so a write that never answers (a
+database behind a dead connection that no RST will ever end) would freeze
+the room until the operating system gave up on the socket - a quarter of an
+hour or more - with every message, timer and bot queued behind it.  Each
+call here gives up after `seconds` with `TimeoutError`, which the rooms
+treat like any failed write: an append with no answer is settled by reading
+the log back (app/rooms/table.py), a derived record is written again later,
+a failed timeout or bot move is retried with backoff.
+
+The backends are safe to give up on: SQLite's and PostgreSQL's group commit
+skips a waiter that has gone (app/db/records.py), and a cancelled
+transaction rolls back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+from app.store.records import FinishedGame, GameRecord, Records, RoomRecord, Snapshot
+
+T = TypeVar("T")
+
+#: seconds any one call may take; a commit is milliseconds, a busy server's
+#: batch at most a few hundred
+DEADLINE = 10.0
+
+
+class TimedRecords:
+    def __init__(self, inner: Records, seconds: float = DEADLINE) -> None:
+        self.inner = inner
+        self.seconds = seconds
+
+    async def _within(self, call: Awaitable[T]) -> T:
+        async with asyncio.timeout(self.seconds):
+            return await call
+
+    async def save_room(self, room: RoomRecord) -> None:
+        await self._within(self.inner.save_room(room))
+
+    async def start_game(
+        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+    ) -> int:
+        return await self._within(self.inner.start_game(room_code, game, options, seed, seats))
+
+    async def append_action(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> None:
+        await self._within(self.inner.append_action(game_id, seq, seat, action, epoch))
+
+    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+        await self._within(self.inner.save_score_hand(game_id, hand, row))
+
+    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+        await self._within(self.inner.finish_game(game_id, result))
+
+    async def finished_results(self, code: str, game: str) -> list[FinishedGame]:
+        return await self._within(self.inner.finished_results(code, game))
+
+    async def live_rooms(self) -> list[tuple[RoomRecord, GameRecord | None]]:
+        return await self._within(self.inner.live_rooms())
+
+    async def open_rooms(self) -> list[str]:
+        return await self._within(self.inner.open_rooms())
+
+    async def room_is_open(self, code: str) -> bool:
+        return await self._within(self.inner.room_is_open(code))
+
+    async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
+        return await self._within(self.inner.load_room(code))
+
+    async def game_actions(
+        self, game_id: int, start: int = 0
+    ) -> list[tuple[int | None, dict[str, Any]]]:
+        return await self._within(self.inner.game_actions(game_id, start))
+
+    async def action_count(self, game_id: int) -> int:
+        return await self._within(self.inner.action_count(game_id))
+
+    async def score_hands(self, game_id: int) -> set[int]:
+        return await self._within(self.inner.score_hands(game_id))
+
+    async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+        await self._within(self.inner.save_snapshot(game_id, snapshot))
+
+    async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:
+        return await self._within(self.inner.claim_room(code, epoch))
+
+    async def create_room(self, room: RoomRecord) -> bool:
+        return await self._within(self.inner.create_room(room))

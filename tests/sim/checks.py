@@ -1,0 +1,250 @@
+"""The invariants the simulator checks after every step.
+
+Each check is a method named for what it guards; a failure raises
+`Broken(check, what)` and the runner adds the seed, the room and the step.
+To add one: a method here, called from `after_step` (or `crash_check` for
+what must hold across a rebuild), that raises `Broken` with what it saw.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.games.base import Game
+from app.rooms.delivery import HISTORY_MAX
+from app.rooms.room import Room
+from tests.api.client import cards_in
+from tests.rooms.knowledge import KNOWN, parts, revealed
+
+if TYPE_CHECKING:
+    from tests.sim.world import Sim
+
+#: timer firings a room may make in one step besides those its moves explain,
+#: and per simulated minute (retries under a storage outage back off to 2 a
+#: minute per wait; a spin fires hundreds of times a minute)
+FIRINGS_FREE = 20
+FIRINGS_PER_MOVE = 3
+FIRINGS_PER_MINUTE = 12
+#: no wait of a room lies further ahead than this (longest timer + backoff cap)
+FURTHEST_WAIT = 3600.0
+
+
+class Broken(AssertionError):
+    def __init__(self, check: str, what: str) -> None:
+        super().__init__(f"[{check}] {what}")
+        self.check = check
+
+
+@dataclass
+class Before:
+    room: Room | None
+    fired: int
+    seq: int
+    game_id: int | None
+    at: float
+    frames: int
+    idle: bool
+
+
+class Checks:
+    def __init__(self, sim: Sim, game: Game[Any]) -> None:
+        self.sim = sim
+        self.game = game
+        self._known: dict[tuple[int, int | None, str], Counter[str]] = {}
+        self._allowed: dict[tuple[int, int, int | None], Counter[str]] = {}
+        self.frames_checked = 0
+
+    def before_step(self) -> Before:
+        room = self.sim.live_room()
+        if room is None:
+            return Before(None, 0, 0, None, self.sim.clock(), len(self.sim.frames), False)
+        return Before(
+            room,
+            _work(room),
+            room.table.seq,
+            room.table.game_id,
+            self.sim.clock(),
+            len(self.sim.frames),
+            idle=not room.delivery.conns and not room.table.playing,
+        )
+
+    def after_step(self, before: Before) -> None:
+        room = self.sim.live_room()
+        self.hidden_cards(before.frames)
+        self.nothing_lost()
+        if room is None or room.closed:
+            return
+        self.no_busy_work(before, room)
+        self.never_stuck(room)
+        self.people(room)
+        self.bounded(room)
+
+    def at_end(self) -> None:
+        self.after_step(self.before_step())
+
+    # --------------------------------------------------------------- checks
+
+    def no_busy_work(self, before: Before, room: Room) -> None:
+        """Timer firings are bounded by a small constant plus the moves made;
+        a room nobody is in, with no game in play, does nothing at all and has
+        no wait pending."""
+        if before.room is room:
+            fired = _work(room) - before.fired
+            moves = room.table.seq - before.seq if room.table.game_id == before.game_id else 50
+            minutes = (self.sim.clock() - before.at) / 60
+            allowed = FIRINGS_FREE + FIRINGS_PER_MOVE * max(moves, 0) + FIRINGS_PER_MINUTE * minutes
+            if fired > allowed:
+                raise Broken(
+                    "no busy work",
+                    f"{fired} timer firings in {minutes:.1f} min with {moves} moves",
+                )
+            idle_now = not room.delivery.conns and not room.table.playing
+            if before.idle and idle_now and fired:
+                raise Broken("no busy work", f"an empty room between games fired {fired} waits")
+        if not room.delivery.conns and not room.table.playing:
+            pending = [s for s in room.timers.slots("") if s != "save"]  # storage away
+            if pending:
+                raise Broken("no busy work", f"nobody here, no game, yet waits pending: {pending}")
+
+    def never_stuck(self, room: Room) -> None:
+        """A game in play has someone who may act or a wait pending, and every
+        wait is due within the longest timer."""
+        now = self.sim.clock()
+        for slot in room.timers.slots(""):
+            t = room.timers.get(slot)
+            if t is not None and t.deadline > now + FURTHEST_WAIT:
+                raise Broken("never stuck", f"wait {slot} is due in {t.deadline - now:.0f} s")
+        table = room.table
+        if not table.playing or room.lock.locked():
+            return  # the lock's holder is working, within the storage deadline
+        pending = set(room.timers.slots(""))
+        if not table.to_act and table.over() is None and "game" not in pending:
+            raise Broken("never stuck", "nobody may act and no timer is pending")
+        for seat in table.to_act:
+            if room.bot_drives(seat) and f"bot:{seat}" not in pending:
+                raise Broken("never stuck", f"seat {seat} is a bot's to play and no bot waits")
+
+    def nothing_lost(self) -> None:
+        """Every acknowledged action is in the stored log at its position."""
+        storage = self.sim.storage
+        assert storage is not None
+        for a in self.sim.acked:
+            log = storage.games[a.game_id].actions
+            if a.seq >= len(log) or log[a.seq] != (a.seat, a.action):
+                got = log[a.seq] if a.seq < len(log) else None
+                raise Broken(
+                    "nothing lost",
+                    f"acked action {a.seq} of game {a.game_id} {a.action} is stored as {got}",
+                )
+
+    def hidden_cards(self, start: int) -> None:
+        """No frame to a seat holds a card that seat may not know (the engines'
+        leak check: own hand, public cards, the state just before the change)."""
+        for frame in self.sim.frames[start:]:
+            if frame.after is None or frame.game not in KNOWN:
+                continue
+            key = (id(frame.before), id(frame.after), frame.seat)
+            allowed = self._allowed.get(key)
+            if allowed is None:
+                allowed = self._knows(frame.before, frame.seat, frame.game) | self._knows(
+                    frame.after, frame.seat, frame.game
+                )
+                self._allowed[key] = allowed
+            shown = revealed(frame.game, frame.before, frame.msg)
+            found = _leaks(allowed | shown if shown else allowed, frame.msg)
+            if found:
+                raise Broken(
+                    "hidden cards",
+                    f"a frame to seat {frame.seat} ({frame.device.person.name}) shows {found}",
+                )
+            self.frames_checked += 1
+        if len(self._known) > 4096:
+            self._known.clear()
+            self._allowed.clear()
+
+    def _knows(self, state: Any, seat: int | None, game: str) -> Counter[str]:
+        # the state just before a change may be the last game's, of another
+        # game or with other seats: it holds nothing this frame could show
+        if state is None or type(state).__module__.split(".")[2:3] != [game]:
+            return Counter()
+        if seat is not None and seat >= len(state.hands):
+            return Counter()
+        key = (id(state), seat, game)  # frames keep their states alive: ids stay unique
+        if key not in self._known:
+            self._known[key] = KNOWN[game](state, seat)
+        return self._known[key]
+
+    def people(self, room: Room) -> None:
+        """One host while anyone is here; dead tokens open nothing; a seat is
+        played by its person, or a bot, never both."""
+        members = room.members
+        humans = members.humans()
+        host = members.host
+        if humans and (host not in members.players or members.players[host].is_bot):
+            raise Broken("people", f"{len(humans)} people here and the host is {host!r}")
+        for person in self.sim.people:
+            for token in person.dead_tokens:
+                if room.authenticate(token) is not None:
+                    raise Broken("people", f"a dead token of {person.name} still authenticates")
+        seated = [pid for pid in members.seats if pid is not None]
+        if len(seated) != len(set(seated)):
+            raise Broken("people", f"one person in two seats: {members.seats}")
+        for pid in room.delivery.conns:
+            seat = room.table.seat_of(pid)
+            if seat is not None and seat in room.table.auto:
+                raise Broken("people", f"seat {seat} is connected and a bot stands in for it")
+
+    def bounded(self, room: Room) -> None:
+        """What a room keeps stays within its caps however long it lives."""
+        members = room.members
+        checks = {
+            "event history": (len(room.delivery.history), HISTORY_MAX),
+            "names": (len(members.names), len(members.players) + len(members.record.tally)),
+            "claims": (len(members.claims), len(members.players)),
+            "away": (len(set(members.away_since) - set(members.players)), 0),
+            "waits": (len(room.timers.slots("")), len(members.seats) + 4),
+        }
+        for what, (size, cap) in checks.items():
+            if size > cap:
+                raise Broken("bounded memory", f"{what}: {size} > {cap}")
+
+
+def _leaks(allowed: Counter[str], msg: dict[str, Any]) -> list[str]:
+    """tests/rooms/knowledge.py's `leaks`, with a fast path for the common
+    part that names each card once (a simulated evening sends many frames)."""
+    found: list[str] = []
+    for name, part in parts(msg):
+        cards = cards_in(part)
+        if len(set(cards)) == len(cards):
+            unknown = [c for c in cards if not allowed[c]]
+            if unknown:
+                found.append(f"{name}: {unknown}")
+            continue
+        extra = Counter(cards) - allowed
+        if extra:
+            found.append(f"{name}: {dict(extra)}")
+    return found
+
+
+def _work(room: Room) -> int:
+    """Timer firings but the room's retried saves (which storage being away explains)."""
+    return sum(room.timers.fired.values()) - room.timers.fired["save"]
+
+
+def crash_check(sim: Sim, old: Room, new: Room) -> None:
+    """After a rebuild the game is the one the survivors saw (or one move
+    further, when that move's append had no answer and was stored after all),
+    and the series tally is what it was."""
+    if old.table.playing and old.table.game_id == new.table.game_id:
+        game = old.game
+        if new.table.seq == old.table.seq:
+            if game.view(new.state, None) != game.view(old.state, None):
+                raise Broken("nothing lost", "the rebuilt game differs from the one played")
+        elif not (new.table.seq == old.table.seq + 1 and old.table.unsettled):
+            raise Broken(
+                "nothing lost", f"rebuilt at action {new.table.seq}, played to {old.table.seq}"
+            )
+    if new.record.tally != old.record.tally and not old.table.unsettled:
+        raise Broken("nothing lost", f"tally {old.record.tally} became {new.record.tally}")
