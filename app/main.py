@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.api import accounts as accounts_api
 from app.api import history as history_api
 from app.api import qr as qr_api
+from app.api import records as records_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
 from app.api.doors import Doors
@@ -252,6 +253,7 @@ def create_app(
     app.include_router(rooms_api.router)
     app.include_router(ws_api.router)
     app.include_router(history_api.router)
+    app.include_router(records_api.router)
     app.include_router(accounts_api.router)
     app.include_router(qr_api.router)
 

@@ -55,7 +55,8 @@ def who(me: Identity) -> h.Who:
     return h.Who(me.guest_id, me.account_id)
 
 
-async def _game(db: AsyncSession, game_id: int, me: Identity) -> h.GameInfo:
+async def visible_game(db: AsyncSession, game_id: int, me: Identity) -> h.GameInfo:
+    """The game's facts, or 404 / 403 (check_facts) for the asker."""
     info = await h.game_info(db, game_id)
     if info is None:
         raise fail(404, "no_such_game", f"there is no game {game_id}")
@@ -82,7 +83,7 @@ async def my_games(
 
 @router.get("/api/history/games/{game_id}")
 async def game_facts(game_id: GameId, db: Db, me: Me) -> dict[str, Any]:
-    info = await _game(db, game_id, me)
+    info = await visible_game(db, game_id, me)
     out = info.summary(who(me))
     out["has_sheet"] = info.game == "posso"
     return out
@@ -90,7 +91,7 @@ async def game_facts(game_id: GameId, db: Db, me: Me) -> dict[str, Any]:
 
 @router.get("/api/history/games/{game_id}/sheet")
 async def game_sheet(game_id: GameId, db: Db, me: Me) -> dict[str, Any]:
-    info = await _game(db, game_id, me)
+    info = await visible_game(db, game_id, me)
     if info.game != "posso":
         raise fail(
             404, "no_sheet", f"game {game_id} is {info.game}: only Posso keeps a score sheet"
@@ -149,9 +150,8 @@ async def game_replay(
     limit: Annotated[int, Query(ge=1, le=MAX_STEPS)] = PAGE_STEPS,
 ) -> Response:
     """Steps `start..start+limit` (step 0 is the deal, step k follows action k-1).
-    Rebuilt in a worker thread: the engines are pure, and the event loop keeps
-    serving the rooms meanwhile; a finished game's pages are kept (ReplayPages).
-    Limited per address: each page may replay a whole game."""
+    A finished game's pages are kept once made (ReplayPages), and every page
+    counts against the address's replay limit: each may replay a whole game."""
     info = await h.game_info(db, game_id)
     if info is None:
         raise fail(404, "no_such_game", f"there is no game {game_id}")
@@ -175,20 +175,9 @@ async def _replay_page(
 ) -> dict[str, Any]:
     game_id = info.id
     log = await h.action_log(db, game_id)
-    try:
-        steps = await asyncio.to_thread(
-            replay,
-            info.game,
-            info.options,
-            info.seed,
-            len(info.seats),
-            log,
-            perspective,
-            start=start,
-            limit=limit,
-        )
-    except ReplayError as err:
-        raise fail(409, "replay_broken", str(err)) from None
+    steps = await replay_steps(
+        info.game, info.options, info.seed, len(info.seats), log, perspective, start, limit
+    )
     return {
         "game_id": info.id,
         "game": info.game,
@@ -200,3 +189,24 @@ async def _replay_page(
         "steps": steps,
         "result": info.result,
     }
+
+
+async def replay_steps(
+    game: str,
+    options: dict[str, Any],
+    seed: int,
+    seats: int,
+    log: list[tuple[int | None, dict[str, Any]]],
+    perspective: Perspective,
+    start: int,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """A window of a replay, rebuilt in a worker thread: the engines are pure,
+    and the event loop keeps serving the rooms meanwhile.  A log that does not
+    replay is a 409 that says why."""
+    try:
+        return await asyncio.to_thread(
+            replay, game, options, seed, seats, log, perspective, start=start, limit=limit
+        )
+    except ReplayError as err:
+        raise fail(409, "replay_broken", str(err)) from None

@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import Account, LoginSession, Player, utcnow
+from app.db.summaries import adopt
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +235,8 @@ async def _adopt(s: AsyncSession, account_id: int, guest_id: str | None) -> int:
         .where(Player.guest_id == guest_id, Player.account_id.is_(None))
         .values(account_id=account_id)
     )
+    # the guest's records (app/db/summaries.py) move too
+    await s.run_sync(lambda sync: adopt(sync.connection(), guest_id, account_id))
     return int(moved.rowcount or 0)  # type: ignore[attr-defined]
 
 

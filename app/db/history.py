@@ -30,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.db.models import ActionRow, GameRow, GameSeat, Player, Room, ScoreHand, ScoreLine
+from app.db.people import person_of
 from app.db.replay import Perspective
 
 
@@ -68,6 +69,11 @@ class SeatInfo:
     is_bot: bool
     guest_id: str | None
     account_id: int | None
+
+    @property
+    def person(self) -> str | None:
+        """The public person id (app/db/people.py): what a name links to."""
+        return person_of(self.guest_id, self.account_id)
 
 
 @dataclass(frozen=True)
@@ -117,7 +123,13 @@ class GameInfo:
             "status": "finished" if self.finished else "running",
             "actions": self.actions,
             "seats": [
-                {"seat": s.seat, "name": s.name, "is_bot": s.is_bot, "me": s.seat in mine}
+                {
+                    "seat": s.seat,
+                    "name": s.name,
+                    "is_bot": s.is_bot,
+                    "me": s.seat in mine,
+                    "person": s.person,
+                }
                 for s in self.seats
             ],
             "my_seats": sorted(mine),
@@ -270,7 +282,8 @@ async def games_of(
                 "finished_at": iso(g.finished_at),
                 "status": "finished" if g.finished_at is not None else "running",
                 "seats": [
-                    {"seat": x.seat, "name": x.name, "is_bot": x.is_bot} for x in seats[g.id]
+                    {"seat": x.seat, "name": x.name, "is_bot": x.is_bot, "person": x.person}
+                    for x in seats[g.id]
                 ],
                 "my_seats": mine_seats,
                 "my_place": places,

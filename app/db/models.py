@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     ForeignKey,
@@ -234,3 +235,122 @@ class Snapshot(Base):
     seq: Mapped[int] = mapped_column(Integer)
     engine: Mapped[str] = mapped_column(String(64))
     state: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SeatResult(Base):
+    """One seat of one finished game, as the records pages count it: a summary
+    kept up when the game finishes (app/db/standings.py), so that a person's
+    records, a head-to-head and a room's evening read a few index pages
+    instead of every game's result and score sheet.
+
+    `person` is the public person id (`a12` for an account, `g` and a hash for
+    a guest; null for a bot), moved to the account when a guest signs up.
+    The table is clustered on its key on SQLite (WITHOUT ROWID), so the seats
+    of one game are read together; the covering index on `person` answers the
+    per-person sums without reading the table.
+    """
+
+    __tablename__ = "seat_results"
+    __table_args__ = (
+        Index(
+            "ix_seat_results_person",
+            "person",
+            "game_id",
+            "game",
+            "place",
+            "score",
+            "hands_won",
+            "possos",
+            "room_id",
+            "player_id",
+        ),
+        Index("ix_seat_results_room_id", "room_id", "game"),
+        {"sqlite_with_rowid": False},
+    )
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    person: Mapped[str | None] = mapped_column(String(64))
+    #: the room's own id for the seat (its tally is kept under it)
+    player_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(Text)
+    game: Mapped[str] = mapped_column(String(32))
+    room_id: Mapped[int] = mapped_column(Integer)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: 1 = first; seats tied in the result share a place
+    place: Mapped[int] = mapped_column(Integer)
+    #: the result's score for the seat (Posso: the final total, lower is better)
+    score: Mapped[int | None] = mapped_column(Integer)
+    #: Posso only: hands the seat went out in, and Possos it took
+    hands_won: Mapped[int | None] = mapped_column(Integer)
+    possos: Mapped[int | None] = mapped_column(Integer)
+
+
+class PersonTotal(Base):
+    """A person's finished games of one kind at one place, summed: kept up
+    with `seat_results` (app/db/standings.py), so a person's records read a
+    handful of rows however many games they played."""
+
+    __tablename__ = "person_totals"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    person: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    place: Mapped[int] = mapped_column(Integer, primary_key=True)
+    games: Mapped[int] = mapped_column(Integer)
+    #: over the games with a score: how many, their sum, the best (lowest)
+    scored: Mapped[int] = mapped_column(Integer)
+    score_sum: Mapped[int] = mapped_column(BigInteger)
+    best: Mapped[int | None] = mapped_column(Integer)
+    hands_won: Mapped[int] = mapped_column(Integer)
+    possos: Mapped[int] = mapped_column(Integer)
+
+
+class PersonPair(Base):
+    """Two people's finished games of one kind together, from `person`'s side
+    (each pair is kept both ways): a head-to-head, a rival, or "may this
+    person see that one's records" is one index lookup."""
+
+    __tablename__ = "person_pairs"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    person: Mapped[str] = mapped_column(String(64), primary_key=True)
+    other: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    together: Mapped[int] = mapped_column(Integer)
+    #: games `person` placed above / below `other`
+    higher: Mapped[int] = mapped_column(Integer)
+    lower: Mapped[int] = mapped_column(Integer)
+    #: the two sides' Posso sums over these games: scored, sum, best, hands won, Possos
+    scored: Mapped[int] = mapped_column(Integer)
+    score_sum: Mapped[int] = mapped_column(BigInteger)
+    best: Mapped[int | None] = mapped_column(Integer)
+    hands_won: Mapped[int] = mapped_column(Integer)
+    possos: Mapped[int] = mapped_column(Integer)
+    other_scored: Mapped[int] = mapped_column(Integer)
+    other_score_sum: Mapped[int] = mapped_column(BigInteger)
+    other_best: Mapped[int | None] = mapped_column(Integer)
+    other_hands_won: Mapped[int] = mapped_column(Integer)
+    other_possos: Mapped[int] = mapped_column(Integer)
+
+
+class SeriesPoints(Base):
+    """A room's Big Two series tally, one row per occupant (bots included,
+    `person` null): kept up with `seat_results` (app/db/summaries.py), so "how
+    many series has this person won" compares a few rows per room instead of
+    reading every room's tally."""
+
+    __tablename__ = "series_points"
+    __table_args__ = (
+        Index("ix_series_points_person", "person", "room_id", "points"),
+        #: a room's top score from the index alone (PostgreSQL reads no table rows)
+        Index("ix_series_points_room_id", "room_id", "points"),
+        {"sqlite_with_rowid": False},
+    )
+
+    room_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    person: Mapped[str | None] = mapped_column(String(64))
+    points: Mapped[int] = mapped_column(Integer)

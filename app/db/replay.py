@@ -67,7 +67,7 @@ def replay(
     if engine is None:
         raise ReplayError(f"this server has no {game!r} engine to replay the game with")
     try:
-        state = engine.new_game(n_seats, dict(options), seed)
+        state = engine.new_game(n_seats, engine.stored_options(options), seed)
     except ValueError as err:
         raise ReplayError(f"the game cannot be dealt again: {err}") from None
     stop = len(actions) + 1 if limit is None else min(len(actions) + 1, start + limit)

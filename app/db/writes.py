@@ -46,6 +46,7 @@ from app.db.models import (
     utcnow,
 )
 from app.db.sheet import read_row
+from app.db.summaries import record_game
 from app.store.records import PlayerRecord, RoomRecord
 from app.store.records import Snapshot as StoredSnapshot
 
@@ -239,6 +240,7 @@ def finish_game(conn: Connection, game_id: int, result: dict[str, Any]) -> None:
     )
     if done.first() is None:
         raise KeyError(f"no game {game_id}")
+    record_game(conn, game_id)  # the records' summary, in the same transaction
 
 
 def save_score_hand(conn: Connection, game_id: int, hand: int, row: dict[str, Any]) -> None:

@@ -140,6 +140,12 @@ class Game(ABC, Generic[S]):
     max_seats: ClassVar[int]
     Options: ClassVar[type[GameOptions]]
 
+    def stored_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options a stored game replays with.  A game whose rules changed
+        records their version in its options (Posso's `rules`); a game stored
+        before that names none and replays under the rules it was played by."""
+        return dict(options)
+
     def parse_options(self, options: dict[str, Any] | None) -> GameOptions:
         """Validate room options, raising ValueError with a message a host can act on."""
         if options is not None and not isinstance(options, dict):

@@ -232,7 +232,8 @@ async def hand_to_bot(
     room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
 ) -> None:
     """Anyone playing in the game (or the host) may hand an away seat to a bot
-    once its person has been gone past the grace."""
+    at once: a leaver costs nobody a minute, and the person takes the seat
+    back by reconnecting."""
     table = room.table
     if not table.playing:
         raise RoomError("not_playing", "no game is being played")
@@ -241,9 +242,6 @@ async def hand_to_bot(
     seat, target = _away_person(room, cmd, "")
     if seat in table.auto:
         return
-    wait = room.away_too_long(target.player_id)
-    if wait > 0:
-        raise RoomError("too_early", f"wait {wait:.0f} s more before handing this seat to a bot")
     table.auto.add(seat)
     room.reschedule()
     room.change([room_event("auto_on", seat=seat, name=target.name, by=player.name)])

@@ -21,7 +21,7 @@ import orjson
 from app.games.base import Event
 from app.rooms.connection import Connection
 from app.rooms.membership import Membership
-from app.rooms.settings import RoomSettings
+from app.rooms.settings import RoomSettings, host_grace
 from app.rooms.table import PLAYING, Table
 from app.store.records import PlayerRecord
 
@@ -148,6 +148,14 @@ class Delivery:
         settings = self._settings()
         grace = settings.disconnect_grace
         playing = table.status == PLAYING
+        # an away host hands the role on then, to someone here (with nobody
+        # here, to the next who comes: no countdown)
+        host_away = members.host_away_since()
+        passes_ms = (
+            int((host_away + host_grace(settings, playing)) * 1000)
+            if host_away is not None and members.heir() is not None
+            else None
+        )
         seats: list[dict[str, Any] | None] = []
         for i, pid in enumerate(members.seats):
             if pid is None:
@@ -168,6 +176,7 @@ class Delivery:
                     # when the grace ends: a bot takes over (settings.auto_bot), or
                     # anyone seated may hand the seat to one
                     "grace_ends_ms": int((away + grace) * 1000) if away is not None else None,
+                    "host_passes_ms": passes_ms if pid == members.host else None,
                 }
             )
         watchers = [
@@ -197,6 +206,7 @@ class Delivery:
             "games_played": table.games_played,
             "tally": tally,
             "result": table.result,
+            "result_names": table.result_names if table.result is not None else None,
         }
 
     def _room_part(self) -> str:

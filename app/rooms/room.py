@@ -34,7 +34,7 @@ from app.rooms.delivery import HISTORY_MAX, Delivery
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
-from app.rooms.settings import RoomSettings, parse_settings
+from app.rooms.settings import RoomSettings, host_grace, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timer, Timers
@@ -425,6 +425,8 @@ class Room:
     async def _finish(self, result: dict[str, Any], events: list[Event]) -> None:
         table = self.table
         await table.finish(result)
+        names = self.members.names
+        table.result_names = [names.get(pid, "?") for pid in table.game_seats]
         if table.game.name == TALLY_GAME:
             add_to_tally(self.record.tally, table.game_seats, result)
         self.members.grow(table.game.max_seats)
@@ -452,8 +454,10 @@ class Room:
         if len(order) > game.max_seats:
             raise RoomError("bad_seat", f"{game.title} seats at most {game.max_seats}")
         seed = self.seeds()
-        options = dict(self.record.options)
         try:
+            # every option stored with the game, defaults and rules version too:
+            # it replays under what it was played by, whatever later code says
+            options = game.parse_options(self.record.options).model_dump(mode="json")
             state = game.new_game(len(order), options, seed)
         except ValueError as err:
             raise RoomError("bad_options", str(err)) from None
@@ -503,17 +507,20 @@ class Room:
         self.reschedule()
         self.change(events)
 
-    def away_too_long(self, pid: str) -> float:
+    def away_too_long(self, pid: str, grace: float | None = None) -> float:
         """Seconds until `pid` has been away past the grace (<= 0: they have)."""
         away = self.members.away_since.get(pid)
         if away is None:
             return float("inf")
-        return away + self.settings.disconnect_grace - self.clock()
+        if grace is None:
+            grace = self.settings.disconnect_grace
+        return away + grace - self.clock()
 
     async def _pass_host_if_overdue(self) -> list[Event]:
         """A host away past the grace hands the role to whoever is here."""
         host = self.members.host
-        if host is None or self.away_too_long(host) > 0:
+        grace = host_grace(self.settings, self.table.playing)
+        if host is None or self.away_too_long(host, grace) > 0:
             return []
         heir = self.members.heir()
         if heir is None:
@@ -584,7 +591,7 @@ class Room:
         if host_away is not None and not self.closed and members.heir() is not None:
             # with nobody here to take the role there is nothing to wait for:
             # the next person who connects takes it (`_connect`)
-            due.append(host_away + grace)
+            due.append(host_away + host_grace(self.settings, table.playing))
         if due:
             when = min(due)
             # keyed by the game too: a new game seats people again, and one

@@ -41,6 +41,17 @@ class RoomSettings(BaseModel):
         return float(value) if isinstance(value, (int, float)) else 10.0
 
 
+#: seconds an away host keeps the role between games: the others are waiting to
+#: start, so the role passes sooner than a seat in play (never later than the grace)
+LOBBY_HOST_GRACE = 10.0
+
+
+def host_grace(settings: RoomSettings, playing: bool) -> float:
+    """How long a host may be away before the role passes on."""
+    grace = settings.disconnect_grace
+    return grace if playing else min(grace, LOBBY_HOST_GRACE)
+
+
 _GAME_TIMERS = frozenset({"posso_window", "posso_answer", "cut"})
 #: waits for a decision that can change nothing (Posso's cut when a hit would
 #: leave the dealer's total as it is): the timeout is applied at once, and

@@ -53,6 +53,9 @@ class Table:
         self.game_seats: list[str] = []  # player id per seat of the current/last game
         self.game_seat: dict[str, int] = {}
         self.result: dict[str, Any] | None = None
+        #: the names the players of the last finished game had then, by seat:
+        #: its result reads the same whoever sits or leaves later
+        self.result_names: list[str] = []
         self.games_played = 0
         self.to_act: set[int] = set()
         #: seats a bot plays until their person comes back (away past the grace,
@@ -108,7 +111,7 @@ class Table:
         state = snapshots.restore(game, rec.snapshot) if rec.snapshot is not None else None
         actions, start = rec.actions, rec.first_seq
         if state is None:
-            state = game.new_game(len(rec.seats), dict(rec.options), rec.seed)
+            state = game.new_game(len(rec.seats), game.stored_options(rec.options), rec.seed)
             if start:
                 actions, start = await self.records.game_actions(rec.game_id), 0
         for seat, action in actions:

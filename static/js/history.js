@@ -5,6 +5,7 @@ import { h, mount, toast } from "./dom.js";
 import { api } from "./api.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
 import { logPanel } from "./log.js";
+import { personLink, gameExports } from "./records.js";
 
 const TITLES = { posso: "Posso", possession: "Possession", possum: "Possum", bigtwo: "Big Two" };
 const TABLES = {
@@ -65,7 +66,7 @@ export function showHistory(app) {
 }
 
 function gameRow(g) {
-  const players = g.seats.map((s) => s.name + (s.is_bot ? " 🤖" : "")).join(", ");
+  const players = g.seats.map((s, i) => [i ? ", " : "", personLink(s), s.is_bot ? " 🤖" : ""]);
   const result = g.status !== "finished" ? "still being played" : g.my_place ? `you were ${ORD(g.my_place)}` : "finished";
   return h("tr",
     h("td", when(g.finished_at || g.started_at)),
@@ -77,10 +78,11 @@ function gameRow(g) {
 }
 
 export function showGame(app, id) {
-  const head = h("div", h("p.muted", "Loading…"));
+  // printed, the page is the score sheet alone (css/print.css)
+  const head = h("div.noprint", h("p.muted", "Loading…"));
   const sheetBox = h("section");
-  const replayBox = h("section");
-  mount(app, h("div.history", h("p", h("a", { href: "/#history" }, "← My games")), head, sheetBox, replayBox));
+  const replayBox = h("section.noprint");
+  mount(app, h("div.history", h("p.noprint", h("a", { href: "/#history" }, "← My games")), head, sheetBox, replayBox));
   let stopReplay = null;
   api(`/api/history/games/${encodeURIComponent(id)}`)
     .then((g) => {
@@ -88,6 +90,7 @@ export function showGame(app, id) {
       const places = g.result?.places || [];
       mount(head,
         h("h1", `${TITLES[g.game] || g.game} · ${when(g.started_at)}`),
+        h("p.players", "Players: ", g.seats.map((s, i) => [i ? ", " : "", personLink(s)])),
         h("p.muted", `Room ${g.room} · ${g.actions ?? "?"} moves · ${g.status === "finished" ? `finished ${when(g.finished_at)}` : "still being played"}`),
         places.length
           ? h("ol.places", places.map((grp, i) => h("li", `${ORD(i + 1)}: ${grp.map((s) => names[s]).join(" & ")}`,
@@ -96,9 +99,10 @@ export function showGame(app, id) {
       );
       if (g.has_sheet) {
         api(`/api/history/games/${encodeURIComponent(id)}/sheet`)
-          .then((s) => mount(sheetBox, h("h2", "Score sheet"), sheetEl(normalizeSheet(s), { hands: 10 })))
+          .then((s) => mount(sheetBox, h("h2.noprint", "Score sheet"), h("div.printsheet", h("h2.printonly", `Posso · room ${g.room} · ${when(g.started_at)}`), sheetEl(normalizeSheet(s), { hands: 10 }))))
           .catch((e) => mount(sheetBox, h("p.err", e.message)));
       }
+      head.append(gameExports(g));
       stopReplay = replayViewer(replayBox, g);
     })
     .catch((e) => mount(head, h("h1", "Game"), h("p.err", e.message)));
@@ -107,7 +111,7 @@ export function showGame(app, id) {
 
 const CHUNK = 150;
 
-function replayViewer(box, facts) {
+export function replayViewer(box, facts) {
   const id = facts.id;
   const chunks = new Map(); // start -> Promise<steps>
   let total = null;
@@ -127,7 +131,9 @@ function replayViewer(box, facts) {
   const fetchChunk = (start) => {
     const key = Math.floor(start / CHUNK) * CHUNK;
     if (!chunks.has(key)) {
-      chunks.set(key, api(`/api/history/games/${id}/replay?start=${key}&limit=${CHUNK}`).then((r) => {
+      // a kept record (the "Open a saved game" page) brings its own way to fetch steps
+      const fetched = facts.fetchSteps ? facts.fetchSteps(key, CHUNK) : api(`/api/history/games/${id}/replay?start=${key}&limit=${CHUNK}`);
+      chunks.set(key, fetched.then((r) => {
         total = r.total_steps;
         meta = r;
         return r.steps;

@@ -6,6 +6,7 @@ import { cardEl } from "./cards.js";
 import { optionsForm, describeOptions } from "./options.js";
 import { go } from "./nav.js";
 import { awayBadge } from "./tables/common.js";
+import { countdown, localTimer } from "./timer.js";
 
 const BLURB = {
   posso: "Hypercharged rummy over ten hands: go down, play on, beg cards with Posso.",
@@ -270,13 +271,11 @@ export function seatsPanel(ctx) {
   const between = room.status !== "playing";
   const isHost = you.host;
   const cmd = (c) => socket.cmd(c).catch((e) => toast(e.message, "error"));
-  const handToBot = (s, i) => {
-    const early = s.grace_ends_ms && s.grace_ends_ms > Date.now();
-    return h("button.small", {
+  const handToBot = (s, i) =>
+    h("button.small", {
       onclick: () => cmd({ type: "hand_to_bot", seat: i }),
-      title: early ? "Allowed once their grace period ends" : null,
+      title: `A bot plays for ${s.name} until they come back`,
     }, "Hand to bot");
-  };
   const seatLink = async (i) => {
     try {
       const r = await socket.cmd({ type: "seat_link", seat: i });
@@ -315,10 +314,13 @@ export function seatsPanel(ctx) {
         s.bot && h("span.tag.bot", "bot"),
         s.auto && h("span.tag.bot", "bot playing"),
         !between ? awayBadge(room, s) : !s.bot && !s.connected && h("span.tag.away", "away"),
+        // an away host's role passes to someone here, between games after 10 s
+        between && s.host_passes_ms && s.host_passes_ms > Date.now() &&
+          h("span.chip.away", countdown(localTimer({ deadline_ms: s.host_passes_ms }), "host passes in")),
       ),
     );
     const ctl = h("div.ctl");
-    // anyone playing may hand an away seat to a bot once its grace has passed
+    // anyone playing may hand an away seat to a bot at once
     if (!between && !isHost && you.seat !== null && i !== you.seat && !s.bot && !s.connected && !s.auto) {
       ctl.append(handToBot(s, i));
     }

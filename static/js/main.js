@@ -1,11 +1,15 @@
 // Entry point: picks the page from the address. /r/{code} is a room (the
-// invite link); "#history" and "#game/{id}" are the history pages; anything
+// invite link); "#history" and "#game/{id}" are the history pages, "#me",
+// "#person/{id}", "#versus/{a}/{b}", "#evening/{code}", "#sheets/{code}" and
+// "#replay" the records pages (records.js); anything
 // else is the home page (create or join a room).
 import { $ } from "./dom.js";
 import { showHome } from "./lobby.js";
 import { showRoom } from "./room.js";
 import { showHistory, showGame } from "./history.js";
 import { showAccount } from "./account.js";
+import { showPerson, showVersus, showEvening, showSheets, showLoadReplay } from "./records.js";
+import { api } from "./api.js";
 import { go } from "./nav.js";
 
 let current = null; // the page's cleanup function
@@ -29,6 +33,19 @@ function route() {
     cleanup = showHistory(app);
   } else if (hash.startsWith("game/")) {
     cleanup = showGame(app, decodeURIComponent(hash.slice(5)));
+  } else if (hash === "me") {
+    api("/api/me/person").then((p) => showPerson(app, p.person)).catch(() => showHistory(app));
+  } else if (hash.startsWith("person/")) {
+    cleanup = showPerson(app, decodeURIComponent(hash.slice(7)));
+  } else if (hash.startsWith("versus/")) {
+    const [one, two] = hash.slice(7).split("/").map(decodeURIComponent);
+    cleanup = showVersus(app, one, two);
+  } else if (hash.startsWith("evening/")) {
+    cleanup = showEvening(app, decodeURIComponent(hash.slice(8)));
+  } else if (hash.startsWith("sheets/")) {
+    cleanup = showSheets(app, decodeURIComponent(hash.slice(7)));
+  } else if (hash === "replay") {
+    cleanup = showLoadReplay(app);
   } else {
     cleanup = showHome(app);
   }

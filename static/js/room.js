@@ -10,6 +10,7 @@ import { localTimer } from "./timer.js";
 import { chatPanel } from "./chat.js";
 import { logPanel, roomEventText } from "./log.js";
 import { TurnCue, soundToggle, updateMoreCue } from "./cue.js";
+import { eveningEl } from "./records.js";
 
 const TABLES = {
   posso: () => import("./tables/posso.js"),
@@ -374,7 +375,9 @@ class RoomPage {
       // A score says something the place does not (Posso points, cards
       // left); a table whose score is the place gives none.
       const scores = result.scores ? group.map((s) => (this.table.scoreText ? this.table.scoreText(result.scores[s], ctx) : String(result.scores[s]))).filter(Boolean) : [];
-      return h("li", h("strong", label), " ", group.map((s) => ctx.seatName(s)).join(" & "),
+      // the names they had when the game ended, whoever sits there now
+      const name = (s) => room.result_names?.[s] ?? ctx.seatName(s);
+      return h("li", h("strong", label), " ", group.map(name).join(" & "),
         scores.length ? h("span.muted", ` · ${scores.join(", ")}`) : null);
     });
     const me = ctx.me;
@@ -403,7 +406,7 @@ class RoomPage {
   }
 
   tabsFor() {
-    const tabs = [["log", "Log"], ["chat", "Chat"], ["players", "Seats"]];
+    const tabs = [["log", "Log"], ["chat", "Chat"], ["players", "Seats"], ["evening", "Evening"]];
     if (this.table?.sheet) tabs.splice(1, 0, ["sheet", "Score sheet"]);
     return tabs;
   }
@@ -436,7 +439,14 @@ class RoomPage {
     if (this.tab === "chat") content = this.chat.el;
     else if (this.tab === "log") content = this.log.el;
     else if (this.tab === "sheet") content = this.table.sheet(this.context());
-    else {
+    else if (this.tab === "evening") {
+      // fetched again only when another game has finished
+      if (this.eveningKey !== this.view.room.games_played || !this.eveningEl) {
+        this.eveningKey = this.view.room.games_played;
+        this.eveningEl = eveningEl(this.code);
+      }
+      content = this.eveningEl;
+    } else {
       // Rebuild the seats panel only when the room changed, so a host's
       // half-edited form survives the game's many views.
       const key = JSON.stringify([this.view.room, this.view.you, !!this.games]);

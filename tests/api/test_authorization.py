@@ -91,6 +91,9 @@ GAME_FACTS = {**every(200), "stranger": 403, "knows_code": 403}
 #: its replay while it runs: only those who hold one of its seats
 RUNNING_REPLAY = {**GAME_FACTS, "spectator": 403, "kicked": 403}
 
+#: the host's person id: only the host sees their records yet
+OWN_RECORDS = {**every(403), "host": 200}
+
 #: HTTP routes: the status code each role gets
 HTTP: dict[str, dict[str, Any]] = {
     "GET /api/health": every(200),
@@ -113,6 +116,22 @@ HTTP: dict[str, dict[str, Any]] = {
         k: 404 if v == 200 else v for k, v in GAME_FACTS.items()
     },
     "GET /api/history/games/{game_id}/replay": RUNNING_REPLAY,
+    # people's records (app/api/records.py): a person's are for them and for
+    # those who finished a game with them; the game here is still running
+    "GET /api/me/person": every(200),
+    "GET /api/people/{person}": OWN_RECORDS,
+    "GET /api/people/{person}/rivals": OWN_RECORDS,
+    "GET /api/people/{person}/games.csv": OWN_RECORDS,
+    "GET /api/people/{person}/versus/{other}": every(403),
+    "GET /api/history/games/{game_id}/sheet.csv": {
+        k: 404 if v == 200 else v for k, v in GAME_FACTS.items()
+    },
+    # a game's full record holds every hand: nobody's while it runs
+    "GET /api/history/games/{game_id}/record": every(403),
+    "POST /api/replay": every(422),  # a record that is not one
+    # a room's evening: for the people who were in it; anyone else is told
+    # there is no such room, as for a code that names none
+    "GET /api/history/rooms/{code}/evening": {**GAME_FACTS, "stranger": 404, "knows_code": 404},
     "GET /r/{code}": every(200),  # the client's page: no lookup, nothing about the room
     "MOUNT /": every(200),  # the client's files
     # the socket: the first thing it says
@@ -170,6 +189,9 @@ class World:
 
     code: str
     game_id: int
+    #: the host's and the player's public person ids (records pages)
+    person: str = ""
+    other: str = ""
     tokens: dict[str, str | None] = field(default_factory=dict)
     cookies: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -269,6 +291,10 @@ def _set_up(b: Browsers, stack: contextlib.ExitStack[Any]) -> World:
     with b.as_(host) as c:
         games = c.get("/api/me/games").json()["games"]
     world.game_id = games[0]["id"]
+    with b.as_(host) as c:
+        world.person = c.get("/api/me/person").json()["person"]
+    with b.as_(player) as c:
+        world.other = c.get("/api/me/person").json()["person"]
     world.tokens = {
         "stranger": t["token"],
         "knows_code": None,
@@ -296,6 +322,7 @@ def _http(b: Browsers, w: World, row: str, role: str) -> Any:
     method, path = row.split(" ", 1)
     code = new_code() if role == "stranger" else w.code
     path = path.replace("{code}", code).replace("{game_id}", str(w.game_id))
+    path = path.replace("{person}", w.person).replace("{other}", w.other)
     if method == "WS":
         with b.c.websocket_connect(path) as ws:
             ws.send_json(hello(w.tokens[role] or "not a token"))
@@ -313,6 +340,7 @@ def _http(b: Browsers, w: World, row: str, role: str) -> Any:
         "/api/qr": {"text": "http://x/r/ABC"},
         "/api/accounts/signup": {"name": f"new{next(_names)}", "password": PASSWORD},
         "/api/accounts/signin": {"name": "nobody here", "password": "wrong password"},
+        "/api/replay": {"game": "tiny"},
     }
     with b.as_(dict(w.cookies[role])) as c:
         r = c.request(method, path, json=bodies.get(path))

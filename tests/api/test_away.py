@@ -153,18 +153,14 @@ def test_a_player_back_mid_game_takes_the_seat_back_with_no_version_gap(
 def test_a_player_who_is_not_the_host_hands_an_away_seat_to_a_bot(game: str, seed: int) -> None:
     with seeded(seed) as rng, server(seed) as base:
         code, (ann_t, bob_t, cy_t) = open_room(
-            base, game, ["Ann", "Bob", "Cy"], auto_bot=False, disconnect_grace=1.0
+            base, game, ["Ann", "Bob", "Cy"], auto_bot=False, disconnect_grace=3600.0
         )
         ann, bob, cy = (Player(base, code, t) for t in (ann_t, bob_t, cy_t))
         start(ann, [bob, cy])
         bob.close()
-        went = time.monotonic()
         while not cy.room_events("away"):
             cy.read(0.05)
-        refused = cy.cmd("hand_to_bot", seat=1)
-        if time.monotonic() - went < 1.0:
-            assert refused["error"]["code"] == "too_early", refused
-        time.sleep(max(0.0, went + 1.1 - time.monotonic()))
+        # at once: the grace (an hour) has not run out
         assert cy.cmd("hand_to_bot", seat=1).get("ok"), cy.replies
         on = cy.room_events("auto_on")
         assert [(e["seat"], e.get("by")) for e in on] == [(1, "Cy")]

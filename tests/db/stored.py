@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.db.models import PersonPair, PersonTotal, SeriesPoints
 from app.store.records import PlayerRecord, Records, RoomRecord
 from tests.db.tinygame import Played
 
@@ -42,3 +46,14 @@ async def store(
     if finish and played.result is not None:
         await records.finish_game(game_id, played.result)
     return game_id
+
+
+async def summary_sums(conn: AsyncConnection) -> list[list[Any]]:
+    """Every row of the records' sums (app/db/summaries.py), in key order:
+    person totals, person pairs, series points."""
+    found = []
+    for model in (PersonTotal, PersonPair, SeriesPoints):
+        table = model.__table__
+        rows = await conn.execute(select(table).order_by(*table.primary_key))
+        found.append([tuple(r) for r in rows.all()])
+    return found

@@ -258,7 +258,13 @@ async def test_a_rematch_writes_what_changed_and_asks_nothing(records: DbRecords
         after.tally = {"p0": 3}
         await records.save_room(after)
         second = await records.start_game("ABC234", "posso", {}, 2, ["p1", "p2", "p0"])
-    assert [sql.split()[0] for sql in seen] == ["UPDATE", "UPDATE", "INSERT", "INSERT"]
+    # the finished game's result and its records summaries (app/db/summaries.py:
+    # read its seats, clear, insert them, add to the people's and the pairs'
+    # sums), the room's tally, the new game and its seats
+    assert [sql.split()[0] for sql in seen] == [
+        *("UPDATE", "SELECT", "DELETE", "INSERT", "INSERT", "INSERT"),
+        *("UPDATE", "INSERT", "INSERT"),
+    ]
     [(r, g)] = await records.live_rooms()
     assert r.tally == {"p0": 3} and g is not None and g.game_id == second
     async with records.sessions() as s:

@@ -360,3 +360,27 @@ async def test_a_room_left_by_its_last_connected_member_goes_idle() -> None:
     await room.handle(ann, 1, "cmd", {"type": "leave"})
     assert not room.closed and not room.conns
     assert await room.close_if_idle(0)
+
+
+async def test_a_finished_games_result_keeps_the_names_its_players_had() -> None:
+    """Seen at a table: after the host removed a bot between games, the
+    result read "1st Seat 3" with an "away" dot.  A result is history."""
+    room = new_room(TINY, options={"hand": 1}, settings={"posso_window": 0}, code="NAMES1")
+    host, _ = await room.join("Host")
+    conn = await attach(room, host, Recorder())
+    for _ in range(2):
+        await room.handle(conn, 1, "cmd", {"type": "add_bot"})
+    await room.handle(conn, 2, "cmd", {"type": "start"})
+    for _ in range(2000):
+        if room.status == "finished":
+            break
+        if room.to_act == {0} and conn.latest_view and conn.latest_view.get("legal"):
+            await room.handle(conn, 3, "action", conn.latest_view["legal"][0])
+        await asyncio.sleep(0)
+    assert room.status == "finished"
+    before = room.room_public()["result_names"]
+    assert before == ["Host", "Bot 2", "Bot 3"]  # bots are named by their seats, from 1
+    await room.handle(conn, 4, "cmd", {"type": "remove_bot", "seat": 2})
+    assert room.members.seats[2] is None
+    assert room.room_public()["result_names"] == before
+    await room.shutdown()

@@ -113,3 +113,26 @@ async def test_the_series_tally_survives_a_crash_between_result_and_room_save() 
 
 async def _refuse(room: Any) -> None:
     raise ConnectionError("killed before the room was saved")
+
+
+def test_an_away_host_in_the_lobby_hands_the_role_on_after_ten_seconds() -> None:
+    """Between games the others wait to start: the role passes after the
+    lobby's short grace, not the minute a seat in play gets, and the seat
+    says when it will (a countdown)."""
+
+    async def test(clock: Callable[[], float]) -> None:
+        room = new_room(TINY, settings={"disconnect_grace": 60})
+        room.clock = room.members.clock = room.timers.clock = room.table.clock = clock
+        ann, bob = await seat_people(room, 2)
+        left_at = clock()
+        await room.disconnect(ann)
+        seat = room.room_public()["seats"][0]
+        assert seat["host"] and seat["host_passes_ms"] == int((left_at + 10) * 1000)
+        await asyncio.sleep(9.9)
+        assert room.members.host == ann.player_id, "not before the lobby's grace"
+        await asyncio.sleep(0.2)
+        assert room.members.host == bob.player_id
+        assert room.room_public()["seats"][0]["host_passes_ms"] is None
+        await room.shutdown()
+
+    on_virtual_time(test)

@@ -53,10 +53,15 @@ def main() -> int:
     chunk = 50
     starts = range(args.first, args.first + args.seeds, chunk)
     failures: list[str] = []
+    done = 0
     with ProcessPoolExecutor(args.jobs) as pool:
         sizes = [min(chunk, args.first + args.seeds - s) for s in starts]
-        for found in pool.map(run_range, starts, sizes):
+        for size, found in zip(sizes, pool.map(run_range, starts, sizes), strict=True):
             failures.extend(found)
+            done += size
+            if done % 1000 < chunk:  # a long run says how far it is
+                took = time.monotonic() - t0
+                print(f"  {done} seeds, {len(failures)} failed, {took:.0f} s", flush=True)
     took = time.monotonic() - t0
     for f in failures[:3]:
         print(f, "\n")

@@ -28,6 +28,10 @@ class PossoGame(Game[PossoState]):
     max_seats: ClassVar[int] = 10
     Options: ClassVar[type[PossoOptions]] = PossoOptions
 
+    def stored_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """A game stored before rules versions were recorded was played by the first."""
+        return {"rules": 1, **options}
+
     def new_game(
         self, seats: int, options: dict[str, Any], seed: int, deck: list[str] | None = None
     ) -> PossoState:

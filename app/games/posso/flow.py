@@ -87,6 +87,14 @@ def cut_moot(s: PossoState) -> bool:
     return s.phase == CUT and total_after_hit(s) == s.totals[s.dealer]
 
 
+def cut_jitter(size: int, rules: int) -> int:
+    """How far a cut may land from where it was aimed, either way: two cards
+    under the first rules; since, one card in sixteen of the deck (at least
+    two), so that a perfect aim hits about as often as a steady hand would
+    whatever the deck's size, and no client can be sure of a hit."""
+    return 2 if rules < 2 else max(2, round(size / 16))
+
+
 def cut(s: PossoState, at: float | None, events: list[Event]) -> None:
     """The dealer's blind cut; `at` None is a cut that timed out (a miss).  A
     moot cut that ran out is marked `moot` so the sheet need not call it a
@@ -98,7 +106,8 @@ def cut(s: PossoState, at: float | None, events: list[Event]) -> None:
     if at is None and cut_moot(s):
         record["moot"] = True
     if at is not None:
-        jitter = rng_for(s.seed, "cut", s.hand_no).randint(-2, 2)
+        spread = cut_jitter(size, s.options.rules)
+        jitter = rng_for(s.seed, "cut", s.hand_no).randint(-spread, spread)
         count = min(size, max(0, round(at * size) + jitter))
         record["count"] = count
         record["hit"] = count in (target, target + 1)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from app.games.base import GameOptions
 
 MAX_DECKS = 12
+#: the rules a new game is played by (docs/games/posso.md, "Rules versions"):
+#: 1 cut with a jitter of +-2 cards, 2 with one that grows with the deck
+RULES = 2
 
 
 class PossoOptions(GameOptions):
@@ -47,3 +51,6 @@ class PossoOptions(GameOptions):
     no_posso_down: bool = Field(
         default=False, strict=True, description="players who have gone down may not call Posso"
     )
+    #: not the host's to choose: which rules the game is played by, stored with
+    #: it so that it replays under them (`PossoGame.stored_options`)
+    rules: SkipJsonSchema[int] = Field(default=RULES, ge=1, le=RULES, strict=True)

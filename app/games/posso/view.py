@@ -93,6 +93,8 @@ def _cut(s: PossoState) -> dict[str, Any] | None:
             "dealer": s.dealer,
             "deck": len(s.stack),
             "target": flow.deal_target(s),
+            # how far from the aim the count may land, either way
+            "jitter": flow.cut_jitter(len(s.stack), s.options.rules),
             "moot": flow.cut_moot(s),
         }
     if s.cut is None:

@@ -99,7 +99,8 @@ export function cutPanel(ctx) {
     e.preventDefault();
   });
   return h("div.cutter", { role: "region", "aria-label": "Cut the deck" },
-    h("div.q", `Cut the deck blind: lift ${c.target} or ${c.target + 1} of its ${c.deck} cards to ${g.options?.cutting === "to_win" ? "wipe your score to 0" : "bring your score down to the leader's"}.`),
+    h("div.q", `Cut the deck blind: lift ${c.target} or ${c.target + 1} of its ${c.deck} cards to ${g.options?.cutting === "to_win" ? "wipe your score to 0" : "bring your score down to the leader's"}.`
+      + (c.jitter ? ` Even a perfect aim lands up to ${c.jitter} cards either way.` : "")),
     edge,
     h("div.row", btn("Cut here", doCut, { primary: true, key: "cut" }), ctx.timer ? countdown(ctx.timer, "Cut") : null),
   );

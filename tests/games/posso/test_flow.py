@@ -9,6 +9,7 @@ import pytest
 
 from app.games.cards import rng_for
 from app.games.posso import POSSO
+from app.games.posso.flow import cut_jitter
 from app.games.posso.model import PossoState
 from tests.games.posso.helpers import act, close_window, deck_for, game, public, refused, types
 
@@ -333,7 +334,8 @@ def cutting(kind: str = "to_lead", seed: int = 21) -> PossoState:
 
 def hit_at(s: PossoState, offset: int = 0) -> float:
     """The position whose count, after this cut's hidden jitter, is target + offset."""
-    jitter = rng_for(s.seed, "cut", s.hand_no).randint(-2, 2)
+    spread = cut_jitter(len(s.stack), s.options.rules)
+    jitter = rng_for(s.seed, "cut", s.hand_no).randint(-spread, spread)
     return (3 * 7 + offset - jitter) / len(s.stack)
 
 
@@ -342,7 +344,9 @@ def test_the_dealer_cuts_before_the_deal() -> None:
     assert s.phase == "cut" and POSSO.to_act(s) == {0} and POSSO.timer(s) == "cut"
     assert s.hands == [[], [], []] and len(s.stack) == 108
     v = POSSO.view(s, 1)
-    assert v["cut"] == {"due": True, "dealer": 0, "deck": 108, "target": 21, "moot": False}
+    assert v["cut"] == {
+        "due": True, "dealer": 0, "deck": 108, "target": 21, "moot": False, "jitter": 7
+    }  # fmt: skip
     assert v["turn"] is None
     assert refused(s, 0, type="discard", card="3H") == "cut_due"
     assert refused(s, 1, type="cut", at=0.5) == "not_your_turn"
@@ -352,7 +356,7 @@ def test_the_dealer_cuts_before_the_deal() -> None:
     assert refused(s, 1, type="call_posso") == "no_posso_window"
     s, ev = act(s, 0, type="cut", at=0.5)
     made = public(ev, "cut")
-    jitter = rng_for(21, "cut", 1).randint(-2, 2)
+    jitter = rng_for(21, "cut", 1).randint(-7, 7)  # a deck of 108: J = 7
     assert made["count"] == 54 + jitter and made["target"] == 21 and not made["hit"]
     assert made["effect"] is None
     assert s.hands == [H0, H1, H2] and "hand_started" in types(ev)
@@ -510,3 +514,22 @@ def test_hand_end_scores_shows_hands_and_writes_the_row() -> None:
     assert v["last_hand"] == {"hand": 1, "went_out": 1, "hands": [H0, [], H2]}
     assert v["hand_no"] == 2 and v["dealer"] == 1 and len(v["hand"]) == 8
     assert v["melds"] == [] and v["down"] == [False, False, False]
+
+
+@pytest.mark.parametrize(("decks", "spread"), [(1, 3), (2, 7), (3, 10)])
+def test_a_cut_lands_within_a_jitter_that_grows_with_the_deck(decks: int, spread: int) -> None:
+    """RULES.md, "Option cutting": uniform in -J..+J, J = max(2, round(cards / 16)),
+    so a perfect aim hits about as often as a steady hand would."""
+    landed = set()
+    for seed in range(400):
+        s = POSSO.new_game(3, {"cutting": "to_win", "decks": decks, "first_dealer": 0}, seed)
+        size = len(s.stack)
+        s, _ = POSSO.apply(s, 0, {"type": "cut", "at": 0.5})
+        assert s.cut is not None
+        landed.add(s.cut["count"] - round(0.5 * size))
+    assert landed == set(range(-spread, spread + 1))
+
+
+def test_games_stored_before_rules_versions_cut_as_they_did() -> None:
+    assert [cut_jitter(n, 1) for n in (54, 108, 162)] == [2, 2, 2]
+    assert [cut_jitter(n, 2) for n in (20, 54, 108, 162)] == [2, 3, 7, 10]

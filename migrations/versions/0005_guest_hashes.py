@@ -5,8 +5,8 @@ browser's games.  From this release on the server keeps only its SHA-256
 (app/api/identity.py, `guest_key`) in `players.guest_id` and
 `login_sessions.guest_id`; this migration hashes the values stored before.
 
-Revision: 0004_guest_hashes
-Parent:   0003
+Revision: 0005_guest_hashes
+Parent:   0004_standings
 Created:  by hand
 
 Expand now, contract later.  The schema does not change, so the previous
@@ -21,6 +21,9 @@ step, a later migration once no server of the previous release runs, calls
 a cookie is 43 characters) and only then may the code rely on every value
 being a hash.
 
+The records' summaries (0004_standings) hold person ids made from guest ids;
+they are made again from the hashes here, with the functions that filled them.
+
 Downgrading leaves the hashes: a hash cannot be turned back into a cookie,
 and the previous release treats it as a browser it has not seen.
 """
@@ -32,8 +35,8 @@ import hashlib
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_guest_hashes"
-down_revision = "0003"
+revision = "0005_guest_hashes"
+down_revision = "0004_standings"
 branch_labels = None
 depends_on = None
 
@@ -67,7 +70,23 @@ def hash_raw_guests(conn: sa.engine.Connection) -> int:
 
 
 def upgrade() -> None:
-    hash_raw_guests(op.get_bind())
+    conn = op.get_bind()
+    if hash_raw_guests(conn):
+        refill_summaries(conn)
+
+
+def refill_summaries(conn: sa.engine.Connection) -> None:
+    """The records' summaries (0004_standings) name guests by a person id made
+    from the guest id: made again from the hashes, the same way the app makes
+    them, with the same functions 0004_standings filled them with."""
+    from app.db.summaries import record_game, recount
+
+    finished = conn.execute(
+        sa.text("SELECT id FROM games WHERE finished_at IS NOT NULL ORDER BY id")
+    ).scalars()
+    for game_id in list(finished):
+        record_game(conn, game_id, sums=False)
+    recount(conn)
 
 
 def downgrade() -> None:
