@@ -34,6 +34,7 @@ from app.api import ws as ws_api
 from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
 from app.core.config import Settings, get_settings
+from app.db.records import DbRecords
 from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
 from app.rooms.cluster import ClusterManager
@@ -162,6 +163,23 @@ def _seeded(seed: int) -> Seeds:
     return lambda: dealer.getrandbits(62)
 
 
+#: why several processes need PostgreSQL (said once, at start-up)
+UNFENCED = (
+    "REDIS_URL is set (several processes) but DATABASE_URL is {dialect}: only "
+    "PostgreSQL refuses an old owner's writes after another process takes a "
+    "room over. Set DATABASE_URL to a PostgreSQL database, or unset REDIS_URL "
+    "to run one process."
+)
+
+
+def _refuse_unfenced(settings: Settings, database_url: str) -> None:
+    """Several processes on SQLite would have no fence at all: refuse to start
+    (SystemExit: the one message, no traceback)."""
+    dialect = database_url.partition(":")[0].partition("+")[0]
+    if settings.redis_url and dialect != "postgresql":
+        raise SystemExit(UNFENCED.format(dialect=dialect or "not set"))
+
+
 def create_app(
     settings: Settings | None = None,
     records: Records | None = None,
@@ -173,7 +191,10 @@ def create_app(
     if seeds is None and settings.deal_seed is not None:
         seeds = _seeded(settings.deal_seed)
     if records is None:  # the durable default: SQLite under data/, or DATABASE_URL
+        _refuse_unfenced(settings, settings.resolved_database_url())
         records = open_records(settings.resolved_database_url())
+    elif isinstance(records, DbRecords):
+        _refuse_unfenced(settings, records.engine.url.render_as_string())
     cluster = (
         Cluster(settings.redis_url, lease_ms=int(settings.lease_seconds * 1000))
         if (settings.redis_url)

@@ -22,15 +22,22 @@ class Player:
     """One browser tab on a real socket: reads frames, checks that versions never
     skip, keeps the latest view, and plays its seat as a bot would."""
 
-    def __init__(self, base: str, code: str, ticket: Msg, since: int | None = None) -> None:
+    def __init__(
+        self, base: str, code: str, ticket: Msg, since: tuple[str, int] | None = None
+    ) -> None:
+        """`since`: (incarnation, version) to resume from."""
         self.ticket = ticket
         self.url = f"ws://{base}/ws/rooms/{code}"
         self._stack = ExitStack()
         self.ws: ClientConnection = self._stack.enter_context(ws_connect(self.url))
         # the token goes in the first message, never in the URL (docs/protocol.md)
-        hello = {"auth": ticket["token"], "since": since, "batch": True}
+        hello: Msg = {"auth": ticket["token"], "batch": True}
+        if since is not None:
+            hello["inc"], hello["since"] = since
         self.ws.send(orjson.dumps(hello).decode())
-        self.v: int | None = since
+        self.v: int | None = since[1] if since is not None else None
+        #: the room incarnation of the last view
+        self.inc: str | None = since[0] if since is not None else None
         self.view: Msg | None = None
         self.events: list[Msg] = []
         self.replies: dict[int, Msg] = {}
@@ -74,6 +81,7 @@ class Player:
             assert v in (self.v, self.v + 1), f"version gap: {self.v} -> {v}"
         self.v = v
         if "view" in msg:
+            self.inc = msg["inc"]
             view = msg["view"]
             if "room" not in view:  # batched: the room part is as last sent
                 assert self.view is not None

@@ -50,7 +50,7 @@ async def identity(request: Request, response: Response) -> Identity:
 
 def guest_key(cookie: str) -> str:
     """What identifies a guest browser everywhere past the HTTP boundary: the
-    SHA-256 of its cookie (migrations/versions/0005_guest_hashes.py hashed the
+    SHA-256 of its cookie (migrations/versions/0006_guest_hashes.py hashed the
     rows stored before, the same way)."""
     return hashlib.sha256(cookie.encode("utf-8", "surrogatepass")).hexdigest()
 

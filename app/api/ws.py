@@ -24,6 +24,7 @@ from starlette.websockets import WebSocketDisconnect
 from app.api.deps import RoomCode, get_app_settings
 from app.api.doors import LOOKUPS, Doors, Refused, address_of, doors_of
 from app.rooms.connection import Connection
+from app.rooms.delivery import Resume
 from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
@@ -90,7 +91,7 @@ async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
 @dataclass(frozen=True)
 class Hello:
     token: str
-    since: int | None
+    since: Resume | None
     batch: bool
 
 
@@ -117,10 +118,19 @@ async def _hello(websocket: WebSocket) -> Hello | None:
         return None
     if not isinstance(body, dict) or not isinstance(body.get("auth"), str):
         return None
-    since = body.get("since")
+    return Hello(body["auth"], _resume(body), body.get("batch") is True)
+
+
+def _resume(body: dict[str, Any]) -> Resume | None:
+    """Where the tab left off: `since` in the incarnation `inc` (a `since`
+    without one, or with a malformed one, can only be answered with a full
+    view: an empty incarnation matches none)."""
+    since, inc = body.get("since"), body.get("inc")
     if not isinstance(since, int) or isinstance(since, bool):
-        since = None
-    return Hello(body["auth"], since, body.get("batch") is True)
+        return None
+    if not isinstance(inc, str) or len(inc) > 64:
+        inc = ""
+    return Resume(inc, since)
 
 
 async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:

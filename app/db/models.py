@@ -178,6 +178,9 @@ class ActionRow(Base):
     seat: Mapped[int | None] = mapped_column(Integer)
     action: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: the owner epoch of the process that wrote it (null: written before
+    #: actions were tagged): a checker can tell who wrote what
+    epoch: Mapped[int | None] = mapped_column(Integer)
 
 
 class ScoreHand(Base):

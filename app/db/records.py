@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -92,13 +93,14 @@ _FIRST_MANY = insert(_actions)
 _FIRST = _FIRST_MANY.returning(_actions.c.seq)
 #: action n > 0: inserted only if action n - 1 is there (one statement, no read first)
 _NEXT_MANY = insert(_actions).from_select(
-    ["game_id", "seq", "seat", "action", "created_at"],
+    ["game_id", "seq", "seat", "action", "created_at", "epoch"],
     select(
         bindparam("game_id", type_=Integer),
         bindparam("seq", type_=Integer),
         bindparam("seat", type_=Integer),
         bindparam("action", type_=JSON),
         bindparam("created_at", type_=DateTime(timezone=True)),
+        bindparam("epoch", type_=Integer),
     ).where(
         exists().where(
             _actions.c.game_id == bindparam("game_id", type_=Integer),
@@ -108,21 +110,30 @@ _NEXT_MANY = insert(_actions).from_select(
 )
 _NEXT = _NEXT_MANY.returning(_actions.c.seq)
 #: PostgreSQL: a whole batch of appends in one statement over arrays, with the
-#: same two guards; a row they refuse is left out of what comes back
+#: same two guards and the fence; a row they refuse is left out of what comes
+#: back.  The fence locks each room's row (FOR SHARE, in `fence`) before its
+#: epoch is compared: a takeover's claim_room (an UPDATE of that row) either
+#: committed first - then the lock waits for it and sees the new epoch - or
+#: waits for this statement to commit, so an append running during a
+#: takeover cannot land after it.  Each row is tagged with its epoch.
 _PG_APPENDS = text(
     f"""
-    INSERT INTO {_actions.name} (game_id, seq, seat, action, created_at)
-    SELECT v.game_id, v.seq, v.seat, CAST(v.action AS json), v.created_at
-    FROM unnest(
-        CAST(:game_ids AS integer[]), CAST(:seqs AS integer[]), CAST(:seats AS integer[]),
-        CAST(:actions AS text[]), CAST(:created AS timestamptz[]), CAST(:epochs AS integer[])
-    ) AS v(game_id, seq, seat, action, created_at, epoch)
-    WHERE (v.seq = 0 OR EXISTS (
-        SELECT 1 FROM {_actions.name} AS a WHERE a.game_id = v.game_id AND a.seq = v.seq - 1
-    )) AND NOT EXISTS (
-        SELECT 1 FROM games AS g JOIN rooms AS r ON r.id = g.room_id
-        WHERE g.id = v.game_id AND r.epoch > v.epoch
+    WITH v AS (
+        SELECT * FROM unnest(
+            CAST(:game_ids AS integer[]), CAST(:seqs AS integer[]), CAST(:seats AS integer[]),
+            CAST(:actions AS text[]), CAST(:created AS timestamptz[]), CAST(:epochs AS integer[])
+        ) AS v(game_id, seq, seat, action, created_at, epoch)
+    ), fence AS (
+        SELECT g.id AS game_id, r.epoch FROM games AS g JOIN rooms AS r ON r.id = g.room_id
+        WHERE g.id IN (SELECT game_id FROM v)
+        FOR SHARE OF r
     )
+    INSERT INTO {_actions.name} (game_id, seq, seat, action, created_at, epoch)
+    SELECT v.game_id, v.seq, v.seat, CAST(v.action AS json), v.created_at, v.epoch
+    FROM v JOIN fence AS f ON f.game_id = v.game_id
+    WHERE f.epoch <= v.epoch AND (v.seq = 0 OR EXISTS (
+        SELECT 1 FROM {_actions.name} AS a WHERE a.game_id = v.game_id AND a.seq = v.seq - 1
+    ))
     ON CONFLICT DO NOTHING
     RETURNING game_id, seq
     """
@@ -194,27 +205,60 @@ class DbRecords:
 
     # -- rooms, games and results ---------------------------------------------
 
-    async def save_room(self, room: RoomRecord) -> None:
-        await self._write(writes.save_room, self._known, room)
+    async def save_room(self, room: RoomRecord, epoch: int = 0) -> None:
+        await self._write(
+            writes.save_room, self._known, room, fence=writes.Fence(epoch, code=room.code)
+        )
 
     async def start_game(
-        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+        self,
+        room_code: str,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[str],
+        epoch: int = 0,
     ) -> int:
         return int(
             await self._write(
-                writes.start_game, self._known, room_code, game, dict(options), seed, list(seats)
+                writes.start_game,
+                self._known,
+                room_code,
+                game,
+                dict(options),
+                seed,
+                list(seats),
+                fence=writes.Fence(epoch, code=room_code),
             )
         )
 
-    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
-        await self._write(writes.save_score_hand, game_id, hand, row)
+    async def save_score_hand(
+        self, game_id: int, hand: int, row: dict[str, Any], epoch: int = 0
+    ) -> None:
+        await self._write(
+            writes.save_score_hand, game_id, hand, row, fence=writes.Fence(epoch, game_id=game_id)
+        )
 
-    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
-        await self._write(writes.finish_game, game_id, result)
+    async def finish_game(self, game_id: int, result: dict[str, Any], epoch: int = 0) -> None:
+        await self._write(
+            writes.finish_game, game_id, result, fence=writes.Fence(epoch, game_id=game_id)
+        )
 
-    async def _write(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def _write(
+        self, fn: Callable[..., Any], *args: Any, fence: writes.Fence | None = None
+    ) -> Any:
         """Run one of app/db/writes.py in a transaction of its own (PostgreSQL,
-        in-memory SQLite) or in the SQLite writer's next group commit."""
+        in-memory SQLite) or in the SQLite writer's next group commit.
+
+        `fence`: the write is a room's, by the owner holding it with that
+        epoch.  On PostgreSQL - the one backend several processes share (the
+        app refuses to start them on SQLite) - it runs through
+        `writes.fenced`, in the same transaction: refused (`Fenced`) once a
+        newer owner has the room.  Every write of a room passes one.  Epoch 0
+        is one process with no Redis: nobody else writes its rooms, and its
+        writes skip the fence's extra statement (a round trip each)."""
+        if fence is not None and fence.epoch and self._postgres:
+            fn = functools.partial(writes.fenced, fence, fn)
         if self._writer is None:
             try:
                 async with self.writing(), self.engine.begin() as conn:
@@ -237,6 +281,7 @@ class DbRecords:
             "seat": seat,
             "action": dict(action),
             "previous": seq - 1,
+            "epoch": epoch,
         }
         stmt = _FIRST if seq == 0 else _NEXT
         if seq == 0:
@@ -618,13 +663,30 @@ class DbRecords:
             )
             return int(n or 0)
 
+    async def action_at(
+        self, game_id: int, seq: int
+    ) -> tuple[int | None, dict[str, Any], int | None] | None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(_actions.c.seat, _actions.c.action, _actions.c.epoch).where(
+                        _actions.c.game_id == game_id, _actions.c.seq == seq
+                    )
+                )
+            ).first()
+        return None if row is None else (row.seat, dict(row.action), row.epoch)
+
     async def score_hands(self, game_id: int) -> set[int]:
         async with self.engine.connect() as conn:
             rows = await conn.execute(select(ScoreHand.hand).where(ScoreHand.game_id == game_id))
             return {int(h) for (h,) in rows.all()}
 
-    async def save_snapshot(self, game_id: int, snapshot: StoredSnapshot) -> None:
-        await self._write(writes.save_snapshot, game_id, snapshot)
+    async def save_snapshot(
+        self, game_id: int, snapshot: StoredSnapshot, epoch: int = 0
+    ) -> None:
+        await self._write(
+            writes.save_snapshot, game_id, snapshot, fence=writes.Fence(epoch, game_id=game_id)
+        )
 
     async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:
         self._known.clear()  # another owner may have written the room's rows

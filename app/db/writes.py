@@ -17,6 +17,12 @@ as SQLAlchemy derives a cache key for each new statement object.
 None of them commits: the caller owns the transaction, so a function that
 raises leaves nothing behind.
 
+With several processes each write of a room is fenced in its own transaction
+by `fenced`: the room's row is locked (FOR UPDATE) and its owner epoch
+compared with the writer's before the write runs, so a takeover's
+`claim_room` (an UPDATE of that row) either waits for the write to commit or
+has already raised the epoch, and the write is refused (`Fenced`).
+
 A game's start and end were still about nine statements, a twentieth of a
 busy server's CPU (bench/load.py, a hundred rooms at saturation), most of
 them asking what this process already knew: the open room's row, its
@@ -33,6 +39,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql import Select
 
 from app.db.models import (
     GameRow,
@@ -47,7 +54,7 @@ from app.db.models import (
 )
 from app.db.sheet import read_row
 from app.db.summaries import record_game
-from app.store.records import PlayerRecord, RoomRecord
+from app.store.records import Fenced, PlayerRecord, RoomRecord
 from app.store.records import Snapshot as StoredSnapshot
 
 _rooms = cast(Table, Room.__table__)
@@ -118,6 +125,49 @@ _DELETE_HAND = delete(_hands).where(
 )
 _INSERT_HAND = insert(_hands)
 _INSERT_LINES = insert(_lines)
+#: the owner epoch of an open room, its row locked until the transaction ends
+_ROOM_EPOCH_BY_CODE = (
+    select(_rooms.c.epoch)
+    .where(_rooms.c.code == bindparam("code"), _rooms.c.closed.is_(False))
+    .with_for_update()
+)
+#: the same, found from one of the room's games
+_ROOM_EPOCH_BY_GAME = (
+    select(_rooms.c.epoch)
+    .join_from(_games, _rooms, _games.c.room_id == _rooms.c.id)
+    .where(_games.c.id == bindparam("game_id"))
+    .with_for_update(of=_rooms)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """Who is writing: the owner epoch its process holds the room with, and
+    the room (by code, or by one of its games)."""
+
+    epoch: int
+    code: str | None = None
+    game_id: int | None = None
+
+
+def fenced(fence: Fence, write: Any, conn: Connection, *args: Any) -> Any:
+    """Run `write(conn, *args)` only if `fence.epoch` is still the room's
+    owner epoch, with the room's row locked until the caller's transaction
+    ends: the one way every write of a room is fenced (app/db/records.py,
+    `DbRecords._write`).  Raises `Fenced` if a newer owner has the room.  A
+    room with no open row (being created, or closed already) has nobody to
+    be fenced from."""
+    query: Select[Any]
+    params: dict[str, Any]
+    if fence.code is not None:
+        query, params = _ROOM_EPOCH_BY_CODE, {"code": fence.code}
+    else:
+        query, params = _ROOM_EPOCH_BY_GAME, {"game_id": fence.game_id}
+    stored = conn.scalar(query, params)
+    if stored is not None and stored > fence.epoch:
+        room = fence.code or f"of game {fence.game_id}"
+        raise Fenced(f"room {room}: owner epoch {stored}, not {fence.epoch}")
+    return write(conn, *args)
 
 
 @dataclass

@@ -7,7 +7,7 @@ moves bots (app/store/cluster.py holds the lease and its fencing epoch).
 - **Owning.** A process takes a room's lease when it needs the room and nobody
   owns it, records the new epoch in the database (`claim_room`), and rebuilds
   the room from its records.  It renews every lease a third of the lease time;
-  a renewal that fails - or an append the database refuses for an older
+  a renewal that fails - or a write the database refuses for an older
   epoch - means another process owns the room now: this one steps down,
   closing its sockets with 1012 so their clients reconnect.
 - **Relaying.** A socket held by a process that does not own its room is
@@ -15,14 +15,19 @@ moves bots (app/store/cluster.py holds the lease and its fencing epoch).
   stream; the owner's frames for that socket come back on the holder's stream.
   The owner sees a `Connection` like any other, so every frame still comes out
   of the room's one delivery point, addressed to that socket's seat only.
+  The owner handles a room's relayed traffic in arrival order, in a task of
+  that room's (`_relay_later`), so the inbox never waits for a busy room.
 - **Calls.** Joining, claiming a seat link and the lobby's room are calls to
   the owner, answered on the caller's stream.
 - **Takeover.** A holder checks its relayed rooms' owners twice a second; when
   an owner is gone (its lease expired: killed, or paused past it) or changed,
   the holder takes the room if it can and closes its relayed sockets with
   1012, and their clients reconnect - to any process - with their tokens.
-  Each process also adopts, every few seconds, open rooms nobody owns, so a
-  room with nobody connected still plays its bots and timers.
+  Each process also adopts, every few seconds, the open rooms nobody owns that
+  rendezvous hashing over the live processes gives it, so a room with nobody
+  connected still plays its bots and timers, and a dead process's rooms spread
+  over the living.
+- **Closing.** A room that closes gives up its lease and epoch counter at once.
 - **Graceful stop.** On shutdown a process releases its leases at once.
 - **Redis restarts.** Streams and leases vanish: owners fail to renew and step
   down, holders find no owner and close their sockets; clients reconnect and
@@ -36,18 +41,20 @@ import contextlib
 import dataclasses
 import logging
 import secrets
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
 import orjson
 
 from app.games.base import Game
 from app.rooms.connection import Connection
+from app.rooms.delivery import Resume
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.room import Room, Seeds
 from app.rooms.tokens import is_code, new_token, token_hash
-from app.store.cluster import Cluster
+from app.store.cluster import Cluster, rendezvous
 from app.store.records import PlayerRecord, Records
 
 log = logging.getLogger(__name__)
@@ -144,8 +151,16 @@ class ClusterManager(RoomManager):
         self.relays: dict[str, Relay] = {}
         #: connections of sockets held by other processes, in rooms owned here
         self.remote: dict[str, tuple[Room, Connection, str]] = {}
+        #: relayed sockets' connects, messages and disconnects for rooms owned
+        #: here, per room in the order they came, each room's handled by its
+        #: own task (`_relay_room`) while it has any
+        self._relayed: dict[str, deque[dict[str, Any]]] = {}
+        self._relaying: dict[str, asyncio.Task[None]] = {}
         self._calls: dict[str, asyncio.Future[Any]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        #: short jobs started from callbacks (a step-down, a closed room's
+        #: lease, a call to answer): kept until done, awaited at shutdown
+        self._chores: set[asyncio.Task[None]] = set()
 
     # ----------------------------------------------------------------- life
 
@@ -166,11 +181,26 @@ class ClusterManager(RoomManager):
                 log.exception("cluster: %s failed; again in a moment", job.__name__)
                 await asyncio.sleep(0.5)
 
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        """Run `job` as a chore this manager owns (see `_chores`)."""
+        task = asyncio.get_running_loop().create_task(job)
+        self._chores.add(task)
+        task.add_done_callback(self._chore_done)
+
+    def _chore_done(self, task: asyncio.Task[None]) -> None:
+        self._chores.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("cluster: a chore failed", exc_info=task.exception())
+
     async def shutdown(self) -> None:
         """Hand every room over: stop it, close its sockets, release its lease."""
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for task in list(self._relaying.values()):
+            task.cancel()
+        await asyncio.gather(*self._relaying.values(), return_exceptions=True)
+        await asyncio.gather(*self._chores, return_exceptions=True)
         for code in list(self.epochs):
             await self._step_down(code)
         for relay in list(self.relays.values()):
@@ -221,7 +251,20 @@ class ClusterManager(RoomManager):
 
     def _moved(self, room: Room) -> None:
         if self.rooms.get(room.code) is room:  # not an instance already replaced
-            asyncio.get_running_loop().create_task(self._step_down(room.code))
+            self._spawn(self._step_down(room.code))
+
+    def _closed(self, room: Room) -> None:
+        """A room closed here: its lease and epoch counter go from Redis, and
+        its relayed sockets from `remote` (their holders are told to close)."""
+        if self.rooms.get(room.code) is not room:
+            return
+        super()._closed(room)
+        for cid, (r, _conn, _holder) in list(self.remote.items()):
+            if r is room:
+                del self.remote[cid]
+        epoch = self.epochs.pop(room.code, None)
+        if epoch is not None:
+            self._spawn(self.cluster.forget(room.code, epoch))
 
     async def _step_down(self, code: str) -> None:
         """This process no longer owns the room: forget it, close its sockets."""
@@ -256,11 +299,25 @@ class ClusterManager(RoomManager):
         """Own the open rooms nobody owns (an owner died with nobody connected)."""
         while True:
             await asyncio.sleep(ADOPT_EVERY)
-            codes = await self.records.open_rooms()
-            owners = await self.cluster.owners(codes)
-            for code, owner in zip(codes, owners, strict=True):
-                if owner is None and code not in self.rooms:
-                    await self.find(code)
+            await self.adopt_once()
+
+    async def adopt_once(self) -> int:
+        """Take the open rooms nobody owns that fall to this process: each
+        goes to the live process `rendezvous` names, so the rooms of a dead
+        process spread over the others instead of all going to whichever
+        looked first.  How many it took."""
+        codes = await self.records.open_rooms()
+        owners = await self.cluster.owners(codes)
+        live = self.cluster.live
+        taken = 0
+        for code, owner in zip(codes, owners, strict=True):
+            if (
+                owner is None
+                and code not in self.rooms
+                and rendezvous(code, live) == self.cluster.me
+            ):
+                taken += await self.find(code) is not None
+        return taken
 
     # --------------------------------------------------------- creating rooms
 
@@ -357,7 +414,7 @@ class ClusterManager(RoomManager):
         return dict(await self._call(code, "public"))
 
     async def open_socket(
-        self, code: str, token: str, conn: Connection, since: int | None
+        self, code: str, token: str, conn: Connection, since: Resume | None
     ) -> SocketTarget | None:
         owner = await self._owner_of(code)
         if owner is None:
@@ -373,7 +430,7 @@ class ClusterManager(RoomManager):
                 "room": code,
                 "c": relay.id,
                 "h": token_hash(token) if token else "",
-                "since": since,
+                "since": None if since is None else [since.incarnation, since.v],
                 "batch": conn.batch,
                 "from": self.cluster.me,
             },
@@ -410,26 +467,63 @@ class ClusterManager(RoomManager):
             if done is not None and not done.done():
                 done.set_result(msg)
         elif kind == "call":
-            asyncio.get_running_loop().create_task(self._serve_call(msg))
-        elif kind == "connect":
+            self._spawn(self._serve_call(msg))
+        elif kind in ("connect", "msg", "disconnect"):
+            self._relay_later(msg)
+
+    def _relay_later(self, msg: dict[str, Any]) -> None:
+        """Queue a relayed socket's connect, message or disconnect behind its
+        room's earlier ones.  Each socket's traffic thus reaches its room in the
+        order it was sent (a move sent just before a tab closed is handled, and
+        acknowledged, before that person goes away), and the inbox reader never
+        waits for a room: one busy room holds up only its own relayed sockets."""
+        code = msg["room"]
+        queue = self._relayed.get(code)
+        if queue is None:
+            queue = self._relayed[code] = deque()
+        queue.append(msg)
+        if code not in self._relaying:
+            self._relaying[code] = asyncio.get_running_loop().create_task(self._relay_room(code))
+
+    async def _relay_room(self, code: str) -> None:
+        """Handle a room's queued relayed traffic, one message at a time, until
+        none is left (then the task ends: an idle room costs no task)."""
+        queue = self._relayed[code]
+        try:
+            while queue:
+                msg = queue.popleft()
+                try:
+                    await self._relayed_one(msg)
+                except Exception:
+                    log.exception("cluster: could not handle a relayed %s", msg["t"])
+        finally:
+            del self._relayed[code]
+            del self._relaying[code]
+
+    async def _relayed_one(self, msg: dict[str, Any]) -> None:
+        kind = msg["t"]
+        if kind == "connect":
             await self._remote_connect(msg)
         elif kind == "msg":
             found = self.remote.get(msg["c"])
             if found is not None:
                 room, conn, _holder = found
-                asyncio.get_running_loop().create_task(
-                    room.handle(conn, msg["id"], msg["k"], msg["p"])
-                )
+                await room.handle(conn, msg["id"], msg["k"], msg["p"])
             else:  # a socket attached to an owner this process no longer is
                 reason = "the room moved to another server"
                 close = {"t": "close", "c": msg["c"], "code": CLOSE_MOVING, "reason": reason}
                 await self.tell(msg.get("from") or "", close)
-        elif kind == "disconnect":
+        else:
             found = self.remote.pop(msg["c"], None)
             if found is not None:
-                room, conn, _holder = found
+                room, conn, holder = found
                 await room.disconnect(conn)
                 await conn.stop()
+                if msg.get("lost"):  # its frames stopped reaching the holder: start over
+                    close = {"t": "close", "c": msg["c"], "code": CLOSE_MOVING,
+                             "reason": "the connection to the room's server was lost"}  # fmt: skip
+                    with contextlib.suppress(Exception):
+                        await self.tell(holder, close)
 
     async def _serve_call(self, msg: dict[str, Any]) -> None:
         try:
@@ -451,7 +545,14 @@ class ClusterManager(RoomManager):
         async def close(code: int, reason: str) -> None:
             await self.tell(holder, {"t": "close", "c": cid, "code": code, "reason": reason})
 
-        conn = Connection(send_text, close, batch=bool(msg["batch"]))
+        def lost() -> None:
+            """The writer gave up (a frame could not be sent to the holder, as
+            when Redis restarted): the holder's socket would wait for frames
+            that never come, so it is disconnected here and told to close."""
+            if cid in self.remote:
+                self._relay_later({"t": "disconnect", "room": msg["room"], "c": cid, "lost": True})
+
+        conn = Connection(send_text, close, batch=bool(msg["batch"]), on_dead=lost)
         room = self.rooms.get(msg["room"]) if msg["room"] in self.epochs else None
         if room is None:
             conn.close(CLOSE_MOVING, "the room is moving to another server")
@@ -464,7 +565,9 @@ class ClusterManager(RoomManager):
             return
         conn.player_id = player.player_id
         self.remote[cid] = (room, conn, holder)
-        if not await room.connect(conn, msg["since"]):
+        since = msg["since"]
+        resume = None if since is None else Resume(str(since[0]), int(since[1]))
+        if not await room.connect(conn, resume):
             self.remote.pop(cid, None)
 
     # ------------------------------------------------------------ watching
@@ -491,11 +594,13 @@ class ClusterManager(RoomManager):
             for holder in holders:
                 if await self.cluster.alive(holder):
                     continue
-                for cid, (room, conn, h) in list(self.remote.items()):
-                    if h == holder:
-                        del self.remote[cid]
-                        await room.disconnect(conn)
-                        await conn.stop()
+                for cid, (room, _conn, h) in list(self.remote.items()):
+                    if h == holder:  # after whatever that socket sent before
+                        # "lost": it is told to close as well, in case it only
+                        # looked dead (just after a Redis restart every process
+                        # does, until its next beat) and its socket lives on
+                        lost = {"t": "disconnect", "room": room.code, "c": cid, "lost": True}
+                        self._relay_later(lost)
 
 
 def _player_json(p: PlayerRecord) -> dict[str, Any]:

@@ -8,12 +8,21 @@ not per socket - and queues the frames on the connections without waiting for
 any socket.  Event frames are kept for a while (`history`), so a client that
 lost its socket resumes with `since` and gets exactly what it missed, filtered
 by its seat again.
+
+Versions count from 0 in each incarnation of the room: each time it is built
+in a process (made, or rebuilt after a restart or by another process taking it
+over).  A version means nothing without its incarnation's random id, which
+every view carries (`inc`), so a resume names both (`Resume`): one from
+another incarnation gets a full view, never that incarnation's events under
+numbers that happen to match.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -32,6 +41,15 @@ Frame = str
 _dumps = orjson.dumps
 
 
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Where a reconnecting tab left off: the room's incarnation and the last
+    version it saw there (docs/protocol.md, "Versions")."""
+
+    incarnation: str
+    v: int
+
+
 class Delivery:
     def __init__(
         self,
@@ -47,6 +65,8 @@ class Delivery:
         self._settings = settings
         self._timer = timer
         self.v = 0
+        #: this incarnation of the room (see the module's docstring)
+        self.incarnation = secrets.token_hex(6)
         #: (v, ((to, frame), ...)) per change with events; tuples of strings and
         #: ints only, which the garbage collector does not track
         self.history: deque[tuple[int, tuple[tuple[int | None, Frame], ...]]] = deque()
@@ -59,14 +79,18 @@ class Delivery:
 
     # ---------------------------------------------------------------- sockets
 
-    def add(self, conn: Connection, since: int | None) -> bool:
-        """Register `conn` and queue the events it missed since `since` (when
-        still kept) - for a new tab during a game, the game's story so far, so
-        its log is not empty; True if it is its person's first socket."""
+    def add(self, conn: Connection, resume: Resume | None) -> bool:
+        """Register `conn` and queue the events it missed since `resume` (when
+        still kept, and in this incarnation) - for a new tab during a game, the
+        game's story so far, so its log is not empty; True if it is its
+        person's first socket."""
         conns = self.conns.setdefault(conn.player_id, [])
         conns.append(conn)
-        if since is None and self.table.status == PLAYING:
+        since: int | None = None
+        if resume is None and self.table.status == PLAYING:
             since = self.history_floor
+        elif resume is not None and resume.incarnation == self.incarnation:
+            since = resume.v
         if since is not None and self.history_floor <= since <= self.v:
             seat = self.table.game_seat.get(conn.player_id)
             for v, frames in self.history:
@@ -259,6 +283,6 @@ class Delivery:
         head = "" if conn.batch and conn.room_seen is room else f'"room":{room},'
         conn.room_seen = room
         return (
-            f'{{"v":{self.v},"view":{{{head}"you":{you},"game":{parts[0]},'
+            f'{{"v":{self.v},"inc":"{self.incarnation}","view":{{{head}"you":{you},"game":{parts[0]},'
             f'"legal":{parts[1]},"timer":{timer}}}}}'
         )

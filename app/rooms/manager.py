@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from app.games.base import Game
 from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
+from app.rooms.delivery import Resume
 from app.rooms.errors import RoomError
 from app.rooms.room import Room, Seeds, new_seed
 from app.rooms.settings import parse_settings
@@ -142,7 +143,7 @@ class RoomManager:
         return (await self.require(code)).room_public()
 
     async def open_socket(
-        self, code: str, token: str, conn: Connection, since: int | None
+        self, code: str, token: str, conn: Connection, since: Resume | None
     ) -> SocketTarget | None:
         """Attach an accepted socket's connection to its room; where its
         messages go from now on (None: the room turned it away and closed it).

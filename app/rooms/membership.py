@@ -32,7 +32,7 @@ REPLACED_MAX = 64
 #: chat per person, players and spectators alike, whatever their number of tabs:
 #: a message a second on average, in bursts of up to CHAT_BURST
 CHAT_RATE = 1.0
-CHAT_BURST = 5.0
+CHAT_BURST = 8.0
 
 
 @dataclasses.dataclass(frozen=True)

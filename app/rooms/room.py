@@ -30,7 +30,7 @@ from app.games.base import Event, Game, IllegalAction
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
-from app.rooms.delivery import HISTORY_MAX, Delivery
+from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
@@ -38,7 +38,7 @@ from app.rooms.settings import RoomSettings, host_grace, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timer, Timers
-from app.store.records import GameRecord, PlayerRecord, Records, RoomRecord
+from app.store.records import Fenced, GameRecord, PlayerRecord, Records, RoomRecord
 
 __all__ = ["FINISHED", "HISTORY_MAX", "LOBBY", "PLAYING", "Room", "Seeds", "new_seed"]
 
@@ -96,6 +96,7 @@ class Room:
         game = games[record.game]
         self.members = Membership(record, game.max_seats, clock)
         self.table = Table(game, records, self.code, clock)
+        self.table.on_fenced = self._moved_away
         self.timers = Timers(self._locked, clock)
         self.delivery = Delivery(
             self.code, self.members, self.table, lambda: self.settings, self._timer_json
@@ -300,7 +301,7 @@ class Room:
         self.change([room_event("moved", seat=person.seat, name=person.name, **extra)])
         return token
 
-    async def connect(self, conn: Connection, since: int | None = None) -> bool:
+    async def connect(self, conn: Connection, since: Resume | None = None) -> bool:
         """Register an authenticated socket; send what it missed, and its view."""
         async with self.lock:
             conn.hold()  # what it missed and its view, as one frame on a batching socket
@@ -309,7 +310,7 @@ class Room:
             finally:
                 conn.release()
 
-    async def _connect(self, conn: Connection, since: int | None) -> bool:
+    async def _connect(self, conn: Connection, since: Resume | None) -> bool:
         player = self.members.players.get(conn.player_id)
         if player is None or self.closed:
             conn.close(4401, "not a member of this room")
@@ -462,7 +463,11 @@ class Room:
         except ValueError as err:
             raise RoomError("bad_options", str(err)) from None
         try:
-            game_id = await self.records.start_game(self.code, game.name, options, seed, order)
+            game_id = await self.records.start_game(
+                self.code, game.name, options, seed, order, self.table.epoch
+            )
+        except Fenced as err:
+            raise RoomError("moved", "this room moved to another server: reconnecting") from err
         except Exception as err:
             log.exception("room %s: could not record a new game", self.code)
             raise RoomError("storage_error", "the game could not be saved; try again") from err
@@ -693,9 +698,14 @@ class Room:
         steps down (after the current change, outside the lock)."""
         if not (isinstance(err, RoomError) and err.code == "moved"):
             return False
+        self._moved_away()
+        return True
+
+    def _moved_away(self) -> None:
+        """A write was refused for a newer owner: step down (soon, outside
+        whatever holds the lock now)."""
         if self.on_moved is not None and not self.closed:
             asyncio.get_running_loop().call_soon(self.on_moved, self)
-        return True
 
     # ------------------------------------------------------------- delivery
 
@@ -716,10 +726,13 @@ class Room:
             self.timers.drop("save")
             return
         try:
-            await self.records.save_room(snapshot)
+            await self.records.save_room(snapshot, self.table.epoch)
             self._saved = snapshot
             self._save_retry.reset()
             self.timers.drop("save")
+        except Fenced as err:
+            log.warning("room %s: save refused, a newer owner exists (%s)", self.code, err)
+            self._moved_away()
         except Exception as err:
             delay = self._save_retry.next(self._jitter)
             log.error("room %s: could not save the room (%r); again in %.1f s", self.code, err,

@@ -14,7 +14,12 @@ score rows are written after the move that makes them, and whatever a failed
 write or a crash left out is written again from the state (`repair`), at the
 next move, at the end of the game and whenever a game is rebuilt.  An append
 whose answer was lost (the commit may or may not have happened) is settled by
-reading the log's length back, never by guessing.
+reading that position of the log back - this very action, written with this
+table's epoch, or not - never by guessing.
+
+Every write carries the table's owner epoch; one the records refuse
+(`Fenced`: another process owns the room now) calls `on_fenced`, and the
+room steps down.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Callable
 from typing import Any
 
 from app.bots import bot_for
@@ -67,6 +73,8 @@ class Table:
         #: this process's owner epoch for the room (several processes; else 0):
         #: every append carries it, and the database refuses it once stale
         self.epoch = 0
+        #: called when a write is refused for a newer owner (the room steps down)
+        self.on_fenced: Callable[[], None] = _nothing
         #: wall-clock time of the last change to the game: its waits count from it
         self.changed_at = self.clock()
         #: derived records a write missed: the result, score rows (see `repair`)
@@ -196,12 +204,12 @@ class Table:
     async def _landed(
         self, seat: int | None, action: dict[str, Any], state: Any, events: list[Event]
     ) -> bool:
-        """Did the append that failed commit after all?  Read the log's length
-        back; if even that fails, remember the move and settle it first thing
-        at the next one."""
+        """Did the append that failed commit after all?  Read that position of
+        the log back; if even that fails, remember the move and settle it first
+        thing at the next one."""
         assert self.game_id is not None
         try:
-            return await self.records.action_count(self.game_id) > self.seq
+            return await self._holds(self.seq, seat, action)
         except Exception:
             log.exception("room %s: could not tell whether action %d was logged", self.code,
                           self.seq)  # fmt: skip
@@ -221,20 +229,41 @@ class Table:
         pending = self._unsettled
         if pending is None:
             return []
-        seq, _seat, _action, state, events = pending
+        seq, seat, action, state, events = pending
         assert self.game_id is not None
         try:
-            count = await self.records.action_count(self.game_id)
+            landed = await self._holds(seq, seat, action)
         except Exception as err:
             raise RoomError("storage_error", "the game's log cannot be read; try again") from err
         self._unsettled = None
-        if count <= seq:
+        if not landed:
             return []
         log.warning("room %s: action %d was logged after all", self.code, seq)
         self.seq = seq + 1
         await self._commit_derived(state, events)
         self._commit(state, events)
         return events
+
+    async def _holds(self, seq: int, seat: int | None, action: dict[str, Any]) -> bool:
+        """Does the log hold this very action at `seq`, written by this owner?
+        Not merely a row there: after a takeover a newer owner's row may sit at
+        that position, and announcing this move then would tell people of a
+        move the log does not have."""
+        assert self.game_id is not None
+        stored = await self.records.action_at(self.game_id, seq)
+        if stored is None:
+            return False
+        s_seat, s_action, s_epoch = stored
+        return s_seat == seat and s_action == action and s_epoch in (None, self.epoch)
+
+    def _write_failed(self, err: Exception, what: str) -> None:
+        """A derived write failed: `repair` writes it later - unless a newer
+        owner refused it, when this process steps down instead."""
+        if isinstance(err, Fenced):
+            log.warning("room %s: %s refused, a newer owner exists (%s)", self.code, what, err)
+            self.on_fenced()
+            return
+        log.error("room %s: could not store %s", self.code, what, exc_info=err)
 
     async def _commit_derived(self, state: Any, events: list[Event]) -> None:
         """Store the score rows a move made (and any an earlier write missed)."""
@@ -243,10 +272,10 @@ class Table:
             if ev.get("type") == "hand_ended" and ev.get("to") is None:
                 try:
                     await self.records.save_score_hand(
-                        self.game_id, int(ev["hand"]), dict(ev.get("row") or {})
+                        self.game_id, int(ev["hand"]), dict(ev.get("row") or {}), self.epoch
                     )
-                except Exception:  # derived from the log: `repair` writes it later
-                    log.exception("room %s: could not save a score row", self.code)
+                except Exception as err:  # derived from the log: `repair` writes it later
+                    self._write_failed(err, "a score row")
                     self.sheet_unsaved = True
         if self.sheet_unsaved:
             await self._repair_sheet(state)
@@ -258,11 +287,10 @@ class Table:
         if self.result_unsaved is not None:
             game_id, result = self.result_unsaved
             try:
-                await self.records.finish_game(game_id, result)
+                await self.records.finish_game(game_id, result, self.epoch)
                 self.result_unsaved = None
-            except Exception:
-                log.exception("room %s: could not record the result of game %d", self.code,
-                              game_id)  # fmt: skip
+            except Exception as err:
+                self._write_failed(err, f"the result of game {game_id}")
 
     async def _repair_sheet(self, state: Any) -> None:
         assert self.game_id is not None
@@ -272,17 +300,21 @@ class Table:
                 have = await self.records.score_hands(self.game_id)
                 for row in rows:
                     if int(row["hand"]) not in have:
-                        await self.records.save_score_hand(self.game_id, int(row["hand"]), row)
+                        await self.records.save_score_hand(
+                            self.game_id, int(row["hand"]), row, self.epoch
+                        )
             self.sheet_unsaved = False
-        except Exception:
-            log.exception("room %s: could not repair the score sheet", self.code)
+        except Exception as err:
+            self._write_failed(err, "the score sheet")
 
     async def _snapshot(self, seq: int, state: Any) -> None:
         assert self.game_id is not None
         try:
-            await self.records.save_snapshot(self.game_id, snapshots.take(self.game, seq, state))
-        except Exception:  # only a shortcut: a rebuild without it replays more
-            log.exception("room %s: could not store a snapshot", self.code)
+            await self.records.save_snapshot(
+                self.game_id, snapshots.take(self.game, seq, state), self.epoch
+            )
+        except Exception as err:  # only a shortcut: a rebuild without it replays more
+            self._write_failed(err, "a snapshot")
 
     def _in_background(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -325,3 +357,7 @@ class Table:
             log.exception("room %s: bot failed; playing a legal action", self.code)
             action = legal[0]
         return action, legal[0]
+
+
+def _nothing() -> None:
+    """One process: nobody else can own the room."""

@@ -6,20 +6,26 @@ is rebuilt from PostgreSQL and from the processes themselves.
 - **Leases.** `cr:owner:{code}` holds "<process> <epoch>" and expires after
   `lease_ms` unless the owner renews it.  Taking a free room increments
   `cr:epoch:{code}`, so every owner a room ever had has a larger epoch than the
-  one before; the database refuses appends carrying an older epoch than the
-  room's stored one (app/db), so an owner paused past its lease can never
-  write after a takeover.  Taking, renewing and releasing are Lua scripts: each
-  checks and changes the key in one step.
-- **Processes.** `cr:proc:{id}` exists while the process renews it.
+  one before; the database refuses every write of a room carrying an older
+  epoch than the room's stored one (app/db/writes.py, `fenced`), so an owner
+  paused past its lease can never write after a takeover.  Taking, renewing
+  and releasing are Lua scripts: each checks and changes the key in one step.
+- **Processes.** `cr:proc:{id}` exists while the process renews it, and the
+  sorted set `cr:procs` lists the live ones (each scored by when its beat
+  runs out): rooms nobody owns are adopted by the live process that
+  `rendezvous` names, so they spread evenly.  A closed room's lease and epoch
+  counter are deleted (`forget`).
 - **Streams.** `cr:in:{id}` is what other processes send this one (client
   messages for the rooms it owns, frames for the sockets it holds, calls and
   answers).  Streams, not pub/sub: a reader that blinks misses nothing while
   Redis stays up; after a Redis restart the processes resync (app/rooms/cluster.py).
+  A stream expires `STREAM_TTL_LEASES` leases after its process's last beat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
@@ -43,6 +49,28 @@ _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+#: a closed room: its lease and its epoch counter go (the database keeps the
+#: closed room's last epoch; a new room with the same code starts a new row)
+_FORGET = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[2])
+  return 1
+end
+return 0
+"""
+#: a process's heartbeat: its own key, its inbox's expiry pushed back, and the
+#: set of live processes (scored by when each beat runs out, on Redis's clock,
+#: so the processes' clocks need not agree); the live processes come back
+_BEAT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+return redis.call('ZRANGEBYSCORE', KEYS[3], now, '+inf')
+"""
 _RAISE = """
 local e = tonumber(redis.call('GET', KEYS[1]) or '0')
 if e < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
@@ -51,6 +79,11 @@ return 1
 #: messages kept per stream before the oldest are trimmed (a process that fell
 #: this far behind resyncs anyway)
 STREAM_MAX = 50_000
+#: a process's inbox outlives its last heartbeat by this many leases, then
+#: expires: a dead process's stream does not stay in Redis for ever
+STREAM_TTL_LEASES = 20
+#: the sorted set of live processes (see `_BEAT`)
+LIVE_KEY = "cr:procs"
 
 
 def new_process_id() -> str:
@@ -86,7 +119,15 @@ class Cluster:
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
         self._raise = self.redis.register_script(_RAISE)
+        self._forget = self.redis.register_script(_FORGET)
+        self._beat = self.redis.register_script(_BEAT)
         self._last_id = "$"
+        #: the live processes as of the last heartbeat (this one among them)
+        self.live: list[str] = [self.me]
+
+    @property
+    def stream_ttl_ms(self) -> int:
+        return self.lease_ms * STREAM_TTL_LEASES
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -120,6 +161,12 @@ class Cluster:
     async def release(self, code: str, epoch: int) -> None:
         await self._release(keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}"])
 
+    async def forget(self, code: str, epoch: int) -> None:
+        """The room closed: drop its lease and its epoch counter (if still ours)."""
+        await self._forget(
+            keys=[f"cr:owner:{code}", f"cr:epoch:{code}"], args=[f"{self.me} {epoch}"]
+        )
+
     async def raise_epoch(self, code: str, at_least: int) -> None:
         """The next owner's epoch is larger than `at_least` (after Redis lost its
         counters, the database still knows the last epoch)."""
@@ -141,8 +188,15 @@ class Cluster:
 
     # --------------------------------------------------------------- processes
 
-    async def beat(self) -> None:
-        await self.redis.set(f"cr:proc:{self.me}", b"1", px=self.lease_ms)
+    async def beat(self) -> list[str]:
+        """Say this process is alive; the live processes (kept in `live`)."""
+        raw: Any = await self._beat(
+            keys=[f"cr:proc:{self.me}", f"cr:in:{self.me}", LIVE_KEY],
+            args=[self.me, self.lease_ms, self.stream_ttl_ms],
+        )
+        live = sorted(p.decode() if isinstance(p, bytes) else str(p) for p in raw)
+        self.live = live if self.me in live else sorted([*live, self.me])
+        return self.live
 
     async def alive(self, proc: str) -> bool:
         return bool(await self.redis.exists(f"cr:proc:{proc}"))
@@ -150,9 +204,14 @@ class Cluster:
     # ----------------------------------------------------------------- streams
 
     async def send(self, proc: str, msg: dict[str, Any]) -> None:
-        await self.redis.xadd(
-            f"cr:in:{proc}", {b"m": orjson.dumps(msg)}, maxlen=STREAM_MAX, approximate=True
-        )
+        """Add `msg` to `proc`'s inbox; a new inbox gets an expiry (its owner
+        pushes it back while alive), so messages sent to a dead process do not
+        keep a stream of theirs for ever.  One round trip."""
+        key = f"cr:in:{proc}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xadd(key, {b"m": orjson.dumps(msg)}, maxlen=STREAM_MAX, approximate=True)
+        pipe.pexpire(key, self.stream_ttl_ms, nx=True)
+        await pipe.execute()
 
     async def start_reading(self) -> None:
         """Where to read from: on first start, whatever arrives from now on;
@@ -184,6 +243,18 @@ class Cluster:
                     batch.append(orjson.loads(fields[b"m"]))
             yield batch
             await asyncio.sleep(0)
+
+
+def rendezvous(code: str, processes: list[str]) -> str:
+    """The process that adopts room `code` among `processes` (rendezvous
+    hashing): every process computes the same answer from the same live set,
+    rooms spread evenly, and when a process joins or dies only the rooms it
+    wins or held change hands."""
+    return max(processes, key=lambda p: _weight(p, code))
+
+
+def _weight(process: str, code: str) -> bytes:
+    return hashlib.blake2b(f"{process} {code}".encode(), digest_size=8).digest()
 
 
 def _stream_id(raw: str) -> tuple[int, int]:

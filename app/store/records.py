@@ -47,7 +47,7 @@ class RoomRecord:
 
 
 class Fenced(Exception):
-    """An append refused because the room has a newer owner (a larger epoch):
+    """A write refused because the room has a newer owner (a larger epoch):
     this process must stop acting for the room."""
 
 
@@ -85,11 +85,21 @@ class FinishedGame:
 
 
 class Records(Protocol):
-    async def save_room(self, room: RoomRecord) -> None:
+    """Every write of a room takes the `epoch` its writer owns the room with
+    (0 in one process) and is refused with `Fenced` once the room's stored
+    epoch is larger: a process that lost the room writes nothing more."""
+
+    async def save_room(self, room: RoomRecord, epoch: int = 0) -> None:
         """Insert or update the room and its occupants (names, seats, bots, host)."""
 
     async def start_game(
-        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+        self,
+        room_code: str,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[str],
+        epoch: int = 0,
     ) -> int:
         """Record a new game of the room; returns its id."""
 
@@ -99,10 +109,12 @@ class Records(Protocol):
         """Durably append action number `seq` (0, 1, 2, ...); a repeated seq is an
         error, and so (`Fenced`) is an `epoch` older than the room's."""
 
-    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+    async def save_score_hand(
+        self, game_id: int, hand: int, row: dict[str, Any], epoch: int = 0
+    ) -> None:
         """One Posso hand's score-sheet row (per player points, totals, dealer, cut...)."""
 
-    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+    async def finish_game(self, game_id: int, result: dict[str, Any], epoch: int = 0) -> None:
         """Store the result; the game is no longer live."""
 
     async def finished_results(self, code: str, game: str) -> list[FinishedGame]:
@@ -129,12 +141,19 @@ class Records(Protocol):
         """A game's actions from number `start` on."""
 
     async def action_count(self, game_id: int) -> int:
-        """How many actions the log holds: settles an append whose answer was lost."""
+        """How many actions the log holds."""
+
+    async def action_at(
+        self, game_id: int, seq: int
+    ) -> tuple[int | None, dict[str, Any], int | None] | None:
+        """Action `seq` as stored - its seat, the action and the epoch that
+        wrote it (None: not recorded) - or None if the log has no such action:
+        settles an append whose answer was lost."""
 
     async def score_hands(self, game_id: int) -> set[int]:
         """The hands of a Posso score sheet that are stored."""
 
-    async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+    async def save_snapshot(self, game_id: int, snapshot: Snapshot, epoch: int = 0) -> None:
         """Keep `snapshot` as the game's latest (an older one is replaced)."""
 
     async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:
@@ -158,13 +177,30 @@ class MemoryRecords:
         self.score_rows: dict[int, dict[int, dict[str, Any]]] = {}
         self.snapshots: dict[int, Snapshot] = {}
         self.epochs: dict[str, int] = {}
+        #: by game: the epoch each stored action was written with
+        self.action_epochs: dict[int, list[int]] = {}
 
-    async def save_room(self, room: RoomRecord) -> None:
+    def _fence(self, code: str, epoch: int) -> None:
+        """Every write of a room: refused once a newer owner has it."""
+        if epoch < self.epochs.get(code, 0):
+            raise Fenced(f"room {code}: the room has a newer owner than epoch {epoch}")
+
+    async def save_room(self, room: RoomRecord, epoch: int = 0) -> None:
+        old = self.rooms.get(room.code)
+        if old is not None and not old.closed:
+            self._fence(room.code, epoch)
         self.rooms[room.code] = room
 
     async def start_game(
-        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+        self,
+        room_code: str,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[str],
+        epoch: int = 0,
     ) -> int:
+        self._fence(room_code, epoch)
         game_id = len(self.games) + 1
         self.games[game_id] = GameRecord(
             game_id, room_code, game, dict(options), seed, list(seats), last_at=self.clock()
@@ -174,18 +210,22 @@ class MemoryRecords:
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
-        if epoch < self.epochs.get(self.games[game_id].room_code, 0):
-            raise Fenced(f"game {game_id}: the room has a newer owner than epoch {epoch}")
+        self._fence(self.games[game_id].room_code, epoch)
         log = self.games[game_id].actions
         if seq != len(log):
             raise ValueError(f"action {seq} of game {game_id} out of order (have {len(log)})")
         log.append((seat, dict(action)))
+        self.action_epochs.setdefault(game_id, []).append(epoch)
         self.games[game_id].last_at = self.clock()
 
-    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+    async def save_score_hand(
+        self, game_id: int, hand: int, row: dict[str, Any], epoch: int = 0
+    ) -> None:
+        self._fence(self.games[game_id].room_code, epoch)
         self.score_rows.setdefault(game_id, {})[hand] = dict(row)
 
-    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+    async def finish_game(self, game_id: int, result: dict[str, Any], epoch: int = 0) -> None:
+        self._fence(self.games[game_id].room_code, epoch)
         self.games[game_id].result = dict(result)
 
     async def finished_results(self, code: str, game: str) -> list[FinishedGame]:
@@ -234,10 +274,21 @@ class MemoryRecords:
     async def action_count(self, game_id: int) -> int:
         return len(self.games[game_id].actions)
 
+    async def action_at(
+        self, game_id: int, seq: int
+    ) -> tuple[int | None, dict[str, Any], int | None] | None:
+        log = self.games[game_id].actions
+        if not 0 <= seq < len(log):
+            return None
+        seat, action = log[seq]
+        epochs = self.action_epochs.get(game_id, [])
+        return seat, dict(action), epochs[seq] if seq < len(epochs) else None
+
     async def score_hands(self, game_id: int) -> set[int]:
         return set(self.score_rows.get(game_id, {}))
 
-    async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+    async def save_snapshot(self, game_id: int, snapshot: Snapshot, epoch: int = 0) -> None:
+        self._fence(self.games[game_id].room_code, epoch)
         self.snapshots[game_id] = snapshot
 
     async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:

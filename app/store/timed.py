@@ -38,24 +38,34 @@ class TimedRecords:
         async with asyncio.timeout(self.seconds):
             return await call
 
-    async def save_room(self, room: RoomRecord) -> None:
-        await self._within(self.inner.save_room(room))
+    async def save_room(self, room: RoomRecord, epoch: int = 0) -> None:
+        await self._within(self.inner.save_room(room, epoch))
 
     async def start_game(
-        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+        self,
+        room_code: str,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[str],
+        epoch: int = 0,
     ) -> int:
-        return await self._within(self.inner.start_game(room_code, game, options, seed, seats))
+        return await self._within(
+            self.inner.start_game(room_code, game, options, seed, seats, epoch)
+        )
 
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
         await self._within(self.inner.append_action(game_id, seq, seat, action, epoch))
 
-    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
-        await self._within(self.inner.save_score_hand(game_id, hand, row))
+    async def save_score_hand(
+        self, game_id: int, hand: int, row: dict[str, Any], epoch: int = 0
+    ) -> None:
+        await self._within(self.inner.save_score_hand(game_id, hand, row, epoch))
 
-    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
-        await self._within(self.inner.finish_game(game_id, result))
+    async def finish_game(self, game_id: int, result: dict[str, Any], epoch: int = 0) -> None:
+        await self._within(self.inner.finish_game(game_id, result, epoch))
 
     async def finished_results(self, code: str, game: str) -> list[FinishedGame]:
         return await self._within(self.inner.finished_results(code, game))
@@ -80,11 +90,16 @@ class TimedRecords:
     async def action_count(self, game_id: int) -> int:
         return await self._within(self.inner.action_count(game_id))
 
+    async def action_at(
+        self, game_id: int, seq: int
+    ) -> tuple[int | None, dict[str, Any], int | None] | None:
+        return await self._within(self.inner.action_at(game_id, seq))
+
     async def score_hands(self, game_id: int) -> set[int]:
         return await self._within(self.inner.score_hands(game_id))
 
-    async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
-        await self._within(self.inner.save_snapshot(game_id, snapshot))
+    async def save_snapshot(self, game_id: int, snapshot: Snapshot, epoch: int = 0) -> None:
+        await self._within(self.inner.save_snapshot(game_id, snapshot, epoch))
 
     async def claim_room(self, code: str, epoch: int) -> tuple[bool, int] | None:
         return await self._within(self.inner.claim_room(code, epoch))

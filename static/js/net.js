@@ -1,6 +1,6 @@
 // The room's WebSocket: its first message carries the seat token (never the
 // URL, which servers log), it reconnects by itself with backoff (resuming with
-// since=v so nothing is missed), notices version gaps and asks for a fresh
+// since=v in incarnation inc, so nothing is missed), notices version gaps and asks for a fresh
 // view, and matches replies to requests by id.
 
 const BACKOFF_MS = [300, 800, 1500, 3000, 5000, 8000];
@@ -13,6 +13,7 @@ export class RoomSocket extends EventTarget {
     this.code = code;
     this.token = token;
     this.v = null; // last room version applied
+    this.inc = null; // the room incarnation that version belongs to
     this.ws = null;
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, reject}
@@ -35,7 +36,12 @@ export class RoomSocket extends EventTarget {
    * several messages (a change's events, view and ack). */
   hello() {
     const msg = { auth: this.token, batch: true };
-    if (this.v !== null) msg.since = this.v;
+    // A version counts from 0 in each incarnation of the room (a restarted
+    // or new server): only the pair says where this tab left off.
+    if (this.v !== null && this.inc !== null) {
+      msg.since = this.v;
+      msg.inc = this.inc;
+    }
     return msg;
   }
 
@@ -168,6 +174,7 @@ export class RoomSocket extends EventTarget {
       }
       // A view replaces everything we knew: adopt its version whatever it is.
       this.v = v;
+      this.inc = typeof msg.inc === "string" ? msg.inc : null;
       this.synced = true;
       this.resyncing = false;
       this.emit("view", { v, view });

@@ -59,6 +59,8 @@ class Sock:
         self.view: Msg | None = None
         self.events: list[Msg] = []
         self.v: int | None = None
+        #: the room incarnation of the last view (what a resume names with `v`)
+        self.inc: str | None = None
         self._next_id = 0
         self._unread: list[Msg] = []  # messages of a batched frame not yet returned
         self.raw_frames: list[Any] = []
@@ -86,6 +88,7 @@ class Sock:
                     view = {"room": self.view["room"], **view}
                 self.view = view
                 self.v = msg["v"]
+                self.inc = msg["inc"]
             else:
                 self.events.append(msg["event"])
                 if self.view is not None:
@@ -139,19 +142,30 @@ class Sock:
 
 @contextlib.contextmanager
 def connect(
-    client: TestClient, code: str, token: str, since: int | None = None, *, batch: bool = False
+    client: TestClient,
+    code: str,
+    token: str,
+    since: int | None = None,
+    *,
+    inc: str | None = None,
+    batch: bool = False,
 ) -> Iterator[Sock]:
+    """A socket on the room; `since` in incarnation `inc` resumes (docs/protocol.md)."""
     with client.websocket_connect(f"/ws/rooms/{code}") as ws:
-        ws.send_json(hello(token, since, batch=batch))
+        ws.send_json(hello(token, since, inc=inc, batch=batch))
         sock = Sock(ws, batch=batch)
         yield sock
 
 
-def hello(token: str, since: int | None = None, *, batch: bool = False) -> Msg:
+def hello(
+    token: str, since: int | None = None, *, inc: str | None = None, batch: bool = False
+) -> Msg:
     """A socket's first message: the seat token (never in the URL)."""
     msg: Msg = {"auth": token, "batch": batch}
     if since is not None:
         msg["since"] = since
+    if inc is not None:
+        msg["inc"] = inc
     return msg
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
+import subprocess
+import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -21,9 +24,9 @@ from websockets.sync.client import connect as ws_connect
 from app import main
 from app.core.config import Settings
 from app.db.models import Account, LoginSession, utcnow
-from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, create_app
+from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, UNFENCED, create_app
 from app.store.records import MemoryRecords
-from tests.api.client import connect, create, hello
+from tests.api.client import connect, create, hello, join
 from tests.api.conftest import OPEN_DOORS
 from tests.db.backends import migrate
 from tests.services import serving
@@ -181,3 +184,62 @@ def test_the_collectors_housekeeping_sleeps_while_nobody_is_there(
             time.sleep(0.3)
             assert freezes - before >= 5, "someone is here: the heap is frozen each interval"
     gc.unfreeze()
+
+
+def test_a_resume_after_a_restart_gets_a_full_view_never_the_new_process_events(
+    tiny: None,
+) -> None:
+    """Versions start again at 0 in a restarted process: a `since` from before
+    the restart names another incarnation of the room, so the tab gets a full
+    view - not the new process's events that happen to carry later numbers."""
+    records = MemoryRecords()
+    settings = Settings()
+    with TestClient(create_app(settings, records)) as c:
+        t = create(c, "tiny", settings={"bot_delay": 0})
+        with connect(c, t["code"], t["token"]) as ann:
+            ann.recv()
+            join(c, t["code"], "Bob", spectator=True)
+            assert ann.recv()["event"]["name"] == "Bob"
+            since, inc = ann.v, ann.inc
+    assert since is not None and inc is not None
+    with (
+        TestClient(create_app(settings, records)) as c2,
+        connect(c2, t["code"], t["token"]) as ann2,
+    ):
+        ann2.recv()
+        for i in range(since + 3):  # the new process's versions pass the old one
+            join(c2, t["code"], f"W{i}", spectator=True)
+        while ann2.recv().get("event", {}).get("name") != f"W{since + 2}":
+            pass
+        assert ann2.inc != inc and ann2.v is not None and ann2.v > since + 2
+        with connect(c2, t["code"], t["token"], since=since, inc=inc) as back:
+            first = back.recv()
+            assert "view" in first and first["inc"] == ann2.inc, first
+        # a resume in the new incarnation still gets what it missed
+        mark = ann2.v
+        join(c2, t["code"], "Late", spectator=True)
+        with connect(c2, t["code"], t["token"], since=mark, inc=ann2.inc) as back:
+            first = back.recv()
+            assert first["event"]["what"] == "joined" and first["event"]["name"] == "Late"
+
+
+def test_several_processes_on_sqlite_are_refused_with_one_message(tmp_path: Path) -> None:
+    """REDIS_URL with SQLite would run several owners with no fence: the server
+    does not start, and says why in one line (no traceback)."""
+    env = {
+        **os.environ,
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'x.db'}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", "import app.main"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [UNFENCED.format(dialect="sqlite")], done.stderr
+    assert not (tmp_path / "x.db").exists()  # refused before anything was opened
+    with pytest.raises(SystemExit, match="DATABASE_URL is sqlite"):
+        create_app(Settings(redis_url="redis://127.0.0.1:6379/0", data_dir=tmp_path))

@@ -131,9 +131,9 @@ def test_a_player_back_mid_game_takes_the_seat_back_with_no_version_gap(
         seen_by_ann = ann.v
         assert last_v is not None and seen_by_ann is not None
         # Bob comes back, resuming from the last version his tab had seen
-        bob_v = bob.v
-        assert bob_v is not None
-        bob = Player(base, code, bob_t, since=bob_v)
+        bob_v, bob_inc = bob.v, bob.inc
+        assert bob_v is not None and bob_inc is not None
+        bob = Player(base, code, bob_t, since=(bob_inc, bob_v))
         play([ann, bob], rng, lambda: bool(bob.room_events("auto_off")))
         assert bob.first_v == bob_v + 1, "no version gap on coming back"
         assert bob.room_events("back")[0]["seat"] == 1

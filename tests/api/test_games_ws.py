@@ -158,10 +158,10 @@ def test_posso_reconnect_mid_turn_keeps_the_seat_hand_and_turn(
             view = ann.until_view(lambda v: phase(v) == "draw" and v["legal"])
             ann.ok(ann.act({"type": "draw", "source": "stack"}))
             mid = ann.until_view(lambda v: phase(v) == "play")
-            since = ann.v
+            since, inc = ann.v, ann.inc
         # Ann's tab dropped in the middle of her turn, after drawing
         bob.until_view(lambda v: not v["room"]["seats"][0]["connected"])
-        with connect(client, t["code"], t["token"], since=since) as ann2:
+        with connect(client, t["code"], t["token"], since=since, inc=inc) as ann2:
             back = ann2.until_view(lambda v: True)
             assert back["you"]["seat"] == 0 and back["game"]["turn"] == 0
             assert back["game"]["phase"] == "play"

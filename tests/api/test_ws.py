@@ -126,12 +126,12 @@ def test_reconnect_mid_turn_resumes_the_same_seat_and_hand(client: TestClient) -
             bob.recv()
             ann.ok(ann.cmd("start"))
             before = bob.until_view(lambda v: v["game"] is not None)
-            last_v = bob.v
+            last_v, last_inc = bob.v, bob.inc
         # Bob is gone; Ann plays on his missing turn... then Bob returns with `since`
         ann.until_view(lambda v: not v["room"]["seats"][1]["connected"])
         ann.ok(ann.act(ann.view["legal"][0]))
         played = ann.game["pile"][-1]
-        with connect(client, t["code"], b["token"], since=last_v) as bob2:
+        with connect(client, t["code"], b["token"], since=last_v, inc=last_inc) as bob2:
             # the missed events come first (his own going away, Ann's card), then a view
             missed = [bob2.recv() for _ in range(2)]
             assert [m["event"] for m in missed] == [

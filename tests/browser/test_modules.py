@@ -61,7 +61,7 @@ def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages)
         s.addEventListener("event", (e) => seen.push(e.detail.v));
         """,
         """
-        ws.deliver({ v: 5, view: { room: {} } });
+        ws.deliver({ v: 5, inc: "a1", view: { room: {} } });
         ws.deliver({ v: 6, event: { type: "chat" } });
         const before = window.sent.length;
         ws.deliver({ v: 8, event: { type: "chat" } });   // 7 went missing
@@ -79,7 +79,7 @@ def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages)
     assert [m.get("cmd") for m in out["asked"]] == [{"type": "resync"}]
     # the token goes in the first message, never in a URL
     assert out["hello"] == {"auth": "tok", "batch": True}
-    assert out["resumed"] == {"auth": "tok", "batch": True, "since": 6}
+    assert out["resumed"] == {"auth": "tok", "batch": True, "since": 6, "inc": "a1"}
     assert all(u.endswith("/ws/rooms/ABC123") for u in out["urls"]), out["urls"]
 
 

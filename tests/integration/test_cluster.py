@@ -12,6 +12,9 @@ redis-server the test starts, so it can restart it).
 - The socket caps count every process's sockets, and forget a killed
   process's within the lease.
 
+Every game's log is checked for rows by an ended owner: each action carries
+the epoch that wrote it, and along the log the epochs never go back.
+
 Every frame every client gets, relayed or not, is checked for cards its seat
 may not know (Big Two: one deck, so any card outside your hand and the cards
 played so far is someone's secret).
@@ -232,26 +235,50 @@ def owner_port(database: str, redis: Redis, code: str) -> str | None:
     return None if raw is None else raw.decode().split()[0]
 
 
-def logged(database: str, code: str) -> list[tuple[int | None, Any]]:
-    async def read() -> list[tuple[int | None, Any]]:
+def log_rows(database: str, code: str) -> list[Any]:
+    """The room's actions, game by game in order: game_id, seat, action, epoch."""
+
+    async def read() -> list[Any]:
         engine = create_async_engine(database)
         try:
             async with engine.connect() as conn:
                 rows = await conn.execute(
-                    select(ActionRow.seat, ActionRow.action)
+                    select(ActionRow.game_id, ActionRow.seat, ActionRow.action, ActionRow.epoch)
                     .join(GameRow, GameRow.id == ActionRow.game_id)
                     .join(Room, Room.id == GameRow.room_id)
                     .where(Room.code == code)
                     .order_by(ActionRow.game_id, ActionRow.seq)
                 )
-                return [(s, a) for s, a in rows.all()]
+                return list(rows.all())
         finally:
             await engine.dispose()
 
     return asyncio.run(read())
 
 
+def logged(database: str, code: str) -> list[tuple[int | None, Any]]:
+    return [(r.seat, r.action) for r in log_rows(database, code)]
+
+
+def assert_no_row_by_an_ended_epoch(database: str, code: str) -> list[int]:
+    """Each action is tagged with the owner epoch that wrote it: along each
+    game's log the epochs never go back (an old owner that wrote after a
+    newer one had taken over would show as a smaller epoch after a larger
+    one).  The epochs seen, in order of first use."""
+    seen: list[int] = []
+    last: dict[int, int] = {}
+    for r in log_rows(database, code):
+        game_id, epoch = r.game_id, r.epoch
+        assert epoch is not None and epoch >= 1, f"game {game_id}: an untagged row"
+        assert epoch >= last.get(game_id, 0), f"game {game_id}: epoch {epoch} after {last}"
+        last[game_id] = epoch
+        if epoch not in seen:
+            seen.append(epoch)
+    return seen
+
+
 def assert_all_acked_logged(database: str, code: str, seats: list[Seat]) -> int:
+    assert_no_row_by_an_ended_epoch(database, code)
     log = logged(database, code)
     n = 0
     for s in seats:
@@ -331,6 +358,7 @@ def test_kill_9_of_the_owner_mid_game_another_process_takes_over(
             s.connect(other)
         play(seats, lambda: finished(seats[0]), rng)
         assert assert_all_acked_logged(database, code, seats) > 4
+        assert len(assert_no_row_by_an_ended_epoch(database, code)) >= 2, "one owner wrote all"
         print(f"\ntakeover {took:.2f} s after kill -9 (lease {LEASE} s)")
     finally:
         for p in procs:

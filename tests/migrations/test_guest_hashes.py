@@ -1,4 +1,4 @@
-"""Migration 0005_guest_hashes: guest cookies stored by earlier releases are
+"""Migration 0006_guest_hashes: guest cookies stored by earlier releases are
 replaced by their hashes - the same the server computes from the cookie - on
 SQLite and PostgreSQL; a value that is a hash already is left alone, so the
 contract step may run it again."""
@@ -68,7 +68,7 @@ async def test_raw_guest_cookies_become_their_hashes(empty_url: str) -> None:  #
 
 
 def _migration() -> object:
-    path = ROOT / "migrations" / "versions" / "0005_guest_hashes.py"
+    path = ROOT / "migrations" / "versions" / "0006_guest_hashes.py"
     spec = importlib.util.spec_from_file_location("guest_hashes", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

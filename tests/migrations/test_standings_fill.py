@@ -1,4 +1,4 @@
-"""Migration 0004_standings fills the records' summary for games finished
+"""Migration 0005 fills the records' summary for games finished
 before it, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ async def test_upgrading_fills_seat_results_for_finished_games(
     records = DbRecords(make_engine(empty_url))
     played = play(TINY, 2, {}, seed=4)
     try:
-        # guest ids as the server stores them: cookie hashes (0005_guest_hashes
+        # guest ids as the server stores them: cookie hashes (0006_guest_hashes
         # would hash anything else on the way up again)
         done = await store(records, played, "ROOM01", ["a" * 64, None])
         for k in range(3):  # three people, three games: every sum has something in it
@@ -60,7 +60,7 @@ async def test_upgrading_fills_seat_results_for_finished_games(
     written, sums = await _rows(empty_url), await _sums(empty_url)
     assert len({r[0] for r in written}) == 4  # the running game has none
     assert len(sums[0]) >= 3 and len(sums[1]) >= 6  # three people, both ways round
-    await migrate(empty_url, "0003", down=True)
+    await migrate(empty_url, "0004", down=True)
     await migrate(empty_url)
     assert await _rows(empty_url) == written
     # counted afresh from the seats, the sums are the sums added game by game

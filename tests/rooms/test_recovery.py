@@ -36,15 +36,17 @@ class Faulty(MemoryRecords):
         self.lose_answer_at: int | None = None  # commit action n, then "lose the answer"
         self.fail_count = False
 
-    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+    async def finish_game(self, game_id: int, result: dict[str, Any], epoch: int = 0) -> None:
         if self.fail_finish:
             raise ConnectionError("database unavailable")
-        await super().finish_game(game_id, result)
+        await super().finish_game(game_id, result, epoch)
 
-    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+    async def save_score_hand(
+        self, game_id: int, hand: int, row: dict[str, Any], epoch: int = 0
+    ) -> None:
         if self.fail_rows:
             raise ConnectionError("database unavailable")
-        await super().save_score_hand(game_id, hand, row)
+        await super().save_score_hand(game_id, hand, row, epoch)
 
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
@@ -57,6 +59,13 @@ class Faulty(MemoryRecords):
         if self.fail_count:
             raise ConnectionError("database unavailable")
         return await super().action_count(game_id)
+
+    async def action_at(
+        self, game_id: int, seq: int
+    ) -> tuple[int | None, dict[str, Any], int | None] | None:
+        if self.fail_count:
+            raise ConnectionError("database unavailable")
+        return await super().action_at(game_id, seq)
 
 
 async def play_out(room: Room, rng: random.Random, *, stop_before_end: bool = False) -> None:
@@ -184,6 +193,43 @@ async def test_an_append_whose_answer_was_lost_is_settled_by_reading_the_log() -
     await room.shutdown()
 
 
+
+class TakenOver(Faulty):
+    """At action `lose_answer_at` the room is taken over before the append
+    gets in: the new owner (epoch 2) logs its own row at that position - the
+    very same move, even - and this owner's append gets no answer."""
+
+    async def append_action(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> None:
+        if seq != self.lose_answer_at:
+            await super().append_action(game_id, seq, seat, action, epoch)
+            return
+        self.epochs[self.games[game_id].room_code] = 2
+        await MemoryRecords.append_action(self, game_id, seq, seat, action, 2)
+        raise ConnectionError("connection reset")
+
+
+async def test_an_append_with_no_answer_is_not_told_when_a_newer_owner_holds_that_row() -> None:
+    """Counting rows would say the move landed; the row at that position is
+    the new owner's, so this owner must not announce it (it steps down at its
+    next write, which is fenced)."""
+    records = TakenOver()
+    room = new_room(TINY, options={"bidding": False}, records=records)
+    room.table.epoch = 1
+    ann, bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    records.lose_answer_at = 0
+    seat = min(room.to_act)
+    conn = ann if seat == 0 else bob
+    await room.handle(conn, 2, "action", TINY.legal_actions(room.state, seat)[0])
+    (reply,) = [f.msg for f in conn.recorder.frames if f.msg.get("re") == 2]
+    assert reply["error"]["code"] == "storage_error"
+    assert room.seq == 0
+    told = [f.msg for f in ann.recorder.frames if f.msg.get("event", {}).get("type") == "played"]
+    assert told == [], "a move the log holds as another owner's was announced"
+    await room.shutdown()
+
 async def test_an_append_with_no_answer_and_no_way_to_read_the_log_is_settled_later() -> None:
     records = Faulty()
     room = new_room(TINY, options={"bidding": False}, records=records)
@@ -273,3 +319,22 @@ async def test_a_room_rebuilt_from_a_snapshot_and_the_tail_is_the_same_game(
     assert third.state == room.state and third.seq == room.seq
     await again.shutdown()
     await third.shutdown()
+
+
+@pytest.mark.parametrize("cmd", ["add_bot", "start"])
+async def test_an_old_owner_whose_write_is_fenced_steps_down(cmd: str) -> None:
+    """After a takeover (a larger epoch stored), the old owner's next write -
+    a save of the room, a new game - is refused, and the room steps down."""
+    records = MemoryRecords()
+    room = new_room(TINY, options={"bidding": False}, records=records)
+    room.table.epoch = 1
+    moved: list[Room] = []
+    room.on_moved = moved.append
+    ann, _bob = await seat_people(room, 2)
+    records.epochs[room.code] = 2  # another process took the room over
+    before = records.rooms[room.code]
+    await room.handle(ann, 1, "cmd", {"type": cmd})
+    await settle()
+    assert moved == [room]
+    assert records.rooms[room.code] is before and records.games == {}
+    await room.shutdown()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.games import GAMES
+from app.rooms.delivery import Resume
 from app.rooms.ratelimit import TokenBucket
 from app.rooms.room import HISTORY_MAX, Room
 from app.store.records import MemoryRecords, RoomRecord
@@ -76,11 +77,11 @@ class SavingRecords(MemoryRecords):
         self.saves = 0
         self.down = False
 
-    async def save_room(self, room: RoomRecord) -> None:
+    async def save_room(self, room: RoomRecord, epoch: int = 0) -> None:
         if self.down:
             raise ConnectionError("database unavailable")
         self.saves += 1
-        await super().save_room(room)
+        await super().save_room(room, epoch)
 
 
 async def test_a_save_that_would_change_nothing_is_skipped_and_a_failed_one_is_retried() -> None:
@@ -247,7 +248,7 @@ async def test_resume_replays_only_what_was_addressed_to_that_seat() -> None:
         assert room.seq == i + 1
     back = RecordingConnection(room, Recorder(), FakeSocket())
     back.player_id = bob.player_id
-    await room.connect(back, since)
+    await room.connect(back, Resume(room.delivery.incarnation, since))
     msgs = [f.msg for f in back.recorder.frames]
     events = [m for m in msgs if "event" in m]
     drew = [m["event"] for m in events if m["event"]["type"] == "drew" and "card" in m["event"]]
@@ -270,7 +271,7 @@ async def test_history_is_bounded() -> None:
     # a client further behind than the history gets just a full view
     late = RecordingConnection(room, Recorder(), FakeSocket())
     late.player_id = ann.player_id
-    await room.connect(late, 1)
+    await room.connect(late, Resume(room.delivery.incarnation, 1))
     assert [("view" in f.msg) for f in late.recorder.frames] == [True]
     await room.shutdown()
 

@@ -57,17 +57,23 @@ class FaultyRecords(MemoryRecords):
     def _lost() -> StorageDown:
         return StorageDown("the connection dropped before the answer came")
 
-    async def save_room(self, room: RoomRecord) -> None:
+    async def save_room(self, room: RoomRecord, epoch: int = 0) -> None:
         lose = await self._gate(True)
-        await super().save_room(room)
+        await super().save_room(room, epoch)
         if lose:
             raise self._lost()
 
     async def start_game(
-        self, room_code: str, game: str, options: dict[str, Any], seed: int, seats: list[str]
+        self,
+        room_code: str,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[str],
+        epoch: int = 0,
     ) -> int:
         lose = await self._gate(True)
-        game_id = await super().start_game(room_code, game, options, seed, seats)
+        game_id = await super().start_game(room_code, game, options, seed, seats, epoch)
         if lose:
             raise self._lost()
         return game_id
@@ -80,21 +86,23 @@ class FaultyRecords(MemoryRecords):
         if lose:
             raise self._lost()
 
-    async def save_score_hand(self, game_id: int, hand: int, row: dict[str, Any]) -> None:
+    async def save_score_hand(
+        self, game_id: int, hand: int, row: dict[str, Any], epoch: int = 0
+    ) -> None:
         lose = await self._gate(True)
-        await super().save_score_hand(game_id, hand, row)
+        await super().save_score_hand(game_id, hand, row, epoch)
         if lose:
             raise self._lost()
 
-    async def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+    async def finish_game(self, game_id: int, result: dict[str, Any], epoch: int = 0) -> None:
         lose = await self._gate(True)
-        await super().finish_game(game_id, result)
+        await super().finish_game(game_id, result, epoch)
         if lose:
             raise self._lost()
 
-    async def save_snapshot(self, game_id: int, snapshot: Snapshot) -> None:
+    async def save_snapshot(self, game_id: int, snapshot: Snapshot, epoch: int = 0) -> None:
         lose = await self._gate(True)
-        await super().save_snapshot(game_id, snapshot)
+        await super().save_snapshot(game_id, snapshot, epoch)
         if lose:
             raise self._lost()
 
@@ -120,6 +128,12 @@ class FaultyRecords(MemoryRecords):
     async def action_count(self, game_id: int) -> int:
         await self._gate(False)
         return await super().action_count(game_id)
+
+    async def action_at(
+        self, game_id: int, seq: int
+    ) -> tuple[int | None, dict[str, Any], int | None] | None:
+        await self._gate(False)
+        return await super().action_at(game_id, seq)
 
     async def score_hands(self, game_id: int) -> set[int]:
         await self._gate(False)

@@ -58,6 +58,8 @@ def main() -> int:
         sizes = [min(chunk, args.first + args.seeds - s) for s in starts]
         for size, found in zip(sizes, pool.map(run_range, starts, sizes), strict=True):
             failures.extend(found)
+            for f in found:  # at once: a long run's findings are not kept for its end
+                print(f.splitlines()[0], flush=True)
             done += size
             if done % 1000 < chunk:  # a long run says how far it is
                 took = time.monotonic() - t0
@@ -65,8 +67,6 @@ def main() -> int:
     took = time.monotonic() - t0
     for f in failures[:3]:
         print(f, "\n")
-    for f in failures:
-        print(f.splitlines()[0])
     print(f"{args.seeds} seeds from {args.first}: {len(failures)} failed, in {took:.0f} s")
     return 1 if failures else 0
 

@@ -34,6 +34,7 @@ from app.bots import bot_for
 from app.games import GAMES
 from app.games.base import Game
 from app.rooms.connection import Connection
+from app.rooms.delivery import Resume
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.room import Room
@@ -114,6 +115,8 @@ class SimConnection(Connection):
                 self.device.view = msg["view"]
             if "v" in msg:
                 self.device.v = msg["v"]
+            if "inc" in msg:
+                self.device.inc = msg["inc"]
         super().push_all(frames)
 
 
@@ -125,7 +128,13 @@ class Device:
     target: SocketTarget | None = None
     view: dict[str, Any] | None = None
     v: int | None = None
+    #: the room's incarnation its versions belong to
+    inc: str | None = None
     msg_id: int = 0
+
+    def resume(self) -> Resume | None:
+        """Where this device left off, for its next socket."""
+        return Resume(self.inc, self.v) if self.inc is not None and self.v is not None else None
 
     @property
     def open(self) -> bool:
@@ -181,9 +190,17 @@ class Sim:
         try:
             loop.run_until_complete(self._main())
         finally:
-            loop.run_until_complete(_end_all_but_current())
+            loop.run_until_complete(self._stop())
             loop.close()
             logging.getLogger("app").removeHandler(into_trace)
+
+    async def _stop(self) -> None:
+        """The end of a run: the rooms' loop timers first (they would start new
+        tasks), then every task."""
+        if self.manager is not None:
+            for room in self.manager.rooms.values():
+                room.timers.drop_all()
+        await _end_all_but_current()
 
     def note(self, line: str) -> None:
         self.trace.append(f"{self.step_no:4d} t={self.clock() - START:10.2f} {line}")
@@ -316,7 +333,7 @@ class Sim:
         if person is not None:
             await self.connect(person)
 
-    async def connect(self, person: Person, since: int | None = None) -> Device | None:
+    async def connect(self, person: Person, since: Resume | None = None) -> Device | None:
         assert self.manager is not None
         device = Device(person, person.token)
         conn = SimConnection(self, device)
@@ -338,7 +355,7 @@ class Sim:
             return None
         device.target = target
         person.devices.append(device)
-        self.note(f"connect {person.name} since={since}")
+        self.note(f"connect {person.name} since={since.v if since else None}")
         return device
 
     def valid_tokens(self) -> set[str]:
@@ -372,7 +389,7 @@ class Sim:
         device = self.open_device()
         if device is None:
             return
-        since = device.v
+        since = device.resume()
         await self.close_device(device)
         self.note(f"refresh {device.person.name}")
         await self.connect(device.person, since if self.rng.random() < 0.8 else None)
@@ -589,8 +606,8 @@ class Sim:
         for person in self.people:
             devices, person.devices = person.devices, []
             for d in devices:
-                if self.rng.random() < 0.8:
-                    await self.connect(person, d.v)
+                if self.rng.random() < 0.8:  # from the last incarnation: a full view
+                    await self.connect(person, d.resume())
         new = self.live_room()
         if old is not None and new is not None:
             crash_check(self, old, new)

@@ -8,8 +8,8 @@ hands won and Possos taken, the public person id); `person_totals` and
 few rows however many games there are.  Expand-only: new tables the previous
 release never reads, filled here for the games already finished.
 
-Revision: 0004_standings
-Parent:   0003
+Revision: 0005
+Parent:   0004
 Created:  by hand
 
 The fill calls the same `record_game` and `recount` the app calls, so the
@@ -21,8 +21,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_standings"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

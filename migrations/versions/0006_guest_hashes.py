@@ -5,8 +5,8 @@ browser's games.  From this release on the server keeps only its SHA-256
 (app/api/identity.py, `guest_key`) in `players.guest_id` and
 `login_sessions.guest_id`; this migration hashes the values stored before.
 
-Revision: 0005_guest_hashes
-Parent:   0004_standings
+Revision: 0006_guest_hashes
+Parent:   0005
 Created:  by hand
 
 Expand now, contract later.  The schema does not change, so the previous
@@ -21,7 +21,7 @@ step, a later migration once no server of the previous release runs, calls
 a cookie is 43 characters) and only then may the code rely on every value
 being a hash.
 
-The records' summaries (0004_standings) hold person ids made from guest ids;
+The records' summaries (0005_standings) hold person ids made from guest ids;
 they are made again from the hashes here, with the functions that filled them.
 
 Downgrading leaves the hashes: a hash cannot be turned back into a cookie,
@@ -35,8 +35,8 @@ import hashlib
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_guest_hashes"
-down_revision = "0004_standings"
+revision = "0006_guest_hashes"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
@@ -76,9 +76,9 @@ def upgrade() -> None:
 
 
 def refill_summaries(conn: sa.engine.Connection) -> None:
-    """The records' summaries (0004_standings) name guests by a person id made
+    """The records' summaries (0005_standings) name guests by a person id made
     from the guest id: made again from the hashes, the same way the app makes
-    them, with the same functions 0004_standings filled them with."""
+    them, with the same functions 0005_standings filled them with."""
     from app.db.summaries import record_game, recount
 
     finished = conn.execute(
