@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api import accounts as accounts_api
 from app.api import history as history_api
+from app.api import qr as qr_api
 from app.api import records as records_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
@@ -257,7 +258,7 @@ def create_app(
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
     app.state.sockets_open = 0
     app.state.awake = asyncio.Event()  # a request or a socket came: housekeeping runs
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
     app.state.rooms = manager
@@ -275,6 +276,7 @@ def create_app(
     app.include_router(history_api.router)
     app.include_router(records_api.router)
     app.include_router(accounts_api.router)
+    app.include_router(qr_api.router)
 
     if STATIC_DIR.is_dir():
         index = STATIC_DIR / "index.html"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import HTTPException, Request
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
 from starlette.requests import HTTPConnection
 
 from app.core.config import Settings, get_settings
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager
+from app.rooms.tokens import normalise_code
 
 
 def get_rooms(request: Request) -> RoomManager:
@@ -27,3 +30,14 @@ _STATUS = {"no_room": 404, "room_full": 409, "storage_error": 503}
 
 def http_error(err: RoomError) -> HTTPException:
     return HTTPException(_STATUS.get(err.code, 400), detail=err.as_dict())
+
+
+def room_code(code: str) -> str:
+    """The room code of a route's path, normalised once, here at the boundary
+    (any case, spaces, dashes), so everything below - one process or several,
+    the socket caps - sees the code as stored."""
+    return normalise_code(code[:100])
+
+
+#: a route's `{code}`, normalised
+RoomCode = Annotated[str, Depends(room_code)]

@@ -43,6 +43,7 @@ ROOMS = Door("rooms", "rooms opened")
 JOINS = Door("joins", "joins")
 SIGNINS = Door("signins", "sign-in attempts")
 LOOKUPS = Door("lookups", "room lookups")
+REPLAYS = Door("replays", "replay pages")
 
 
 class Refused(Exception):
@@ -76,6 +77,7 @@ class Doors:
             JOINS.name: RateLimitItemPerMinute(settings.joins_per_minute),
             SIGNINS.name: RateLimitItemPerMinute(settings.signins_per_minute),
             LOOKUPS.name: RateLimitItemPerMinute(settings.lookups_per_minute),
+            REPLAYS.name: RateLimitItemPerMinute(settings.replays_per_minute),
         }
         self.sockets = SocketCount(settings, _sockets(settings))
 

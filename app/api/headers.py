@@ -41,11 +41,19 @@ HEADERS = {
 EXEMPT = frozenset({"/docs", "/docs/oauth2-redirect"})
 
 
-class SecurityHeaders:
-    """ASGI middleware: adds HEADERS to each HTTP response that lacks them."""
+#: served over HTTPS only (the secure_cookies setting): browsers that saw it
+#: once refuse plain http for a year, so nobody on the way can strip TLS and
+#: read a seat token or a cookie
+HSTS = "max-age=31536000"
 
-    def __init__(self, app: ASGIApp) -> None:
+
+class SecurityHeaders:
+    """ASGI middleware: adds HEADERS to each HTTP response that lacks them
+    (and HSTS when `hsts`, i.e. when the server is reached over HTTPS)."""
+
+    def __init__(self, app: ASGIApp, hsts: bool = False) -> None:
         self.app = app
+        self.headers = {**HEADERS, "Strict-Transport-Security": HSTS} if hsts else HEADERS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -55,7 +63,7 @@ class SecurityHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                for name, value in HEADERS.items():
+                for name, value in self.headers.items():
                     if name == "Content-Security-Policy" and scope["path"] in EXEMPT:
                         continue
                     if name not in headers:

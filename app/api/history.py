@@ -8,12 +8,15 @@ refusals are 403 with a message that says why.  The database comes from
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Hashable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
+import orjson
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.api.doors import REPLAYS, limited
 from app.api.identity import Identity, identity
 from app.db import history as h
 from app.db.replay import Perspective, ReplayError, replay
@@ -27,6 +30,8 @@ MAX_STEPS = 2000
 #: ids are 32-bit integers in the database: a larger one names no game (and
 #: would fail in the driver, not answer 404); found by tests/api/test_schema.py
 MAX_ID = 2**31 - 1
+#: bytes of finished games' replay pages kept in memory
+REPLAY_CACHE_BYTES = 32 * 1024 * 1024
 GameId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
@@ -99,15 +104,54 @@ async def game_sheet(game_id: GameId, db: Db, me: Me) -> dict[str, Any]:
     }
 
 
-@router.get("/api/history/games/{game_id}/replay")
+class ReplayPages:
+    """Finished games' replay pages, encoded once: a finished game never
+    changes, so its pages are the same for every asker who sees it the same
+    way.  Bounded by the bytes held; the least recently used go first."""
+
+    def __init__(self, max_bytes: int = REPLAY_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.held = 0
+        self.pages: OrderedDict[Hashable, bytes] = OrderedDict()
+
+    def get(self, key: Hashable) -> bytes | None:
+        page = self.pages.get(key)
+        if page is not None:
+            self.pages.move_to_end(key)
+        return page
+
+    def put(self, key: Hashable, page: bytes) -> None:
+        if len(page) > self.max_bytes or key in self.pages:
+            return
+        self.pages[key] = page
+        self.held += len(page)
+        while self.held > self.max_bytes:
+            _, old = self.pages.popitem(last=False)
+            self.held -= len(old)
+
+
+def replay_pages(request: Request) -> ReplayPages:
+    pages: ReplayPages | None = getattr(request.app.state, "replay_pages", None)
+    if pages is None:
+        pages = request.app.state.replay_pages = ReplayPages()
+    return pages
+
+
+@router.get(
+    "/api/history/games/{game_id}/replay",
+    dependencies=[limited(REPLAYS)],
+)
 async def game_replay(
+    request: Request,
     game_id: GameId,
     db: Db,
     me: Me,
     start: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_STEPS)] = PAGE_STEPS,
-) -> dict[str, Any]:
-    """Steps `start..start+limit` (step 0 is the deal, step k follows action k-1)."""
+) -> Response:
+    """Steps `start..start+limit` (step 0 is the deal, step k follows action k-1).
+    A finished game's pages are kept once made (ReplayPages), and every page
+    counts against the address's replay limit: each may replay a whole game."""
     info = await h.game_info(db, game_id)
     if info is None:
         raise fail(404, "no_such_game", f"there is no game {game_id}")
@@ -115,6 +159,21 @@ async def game_replay(
         perspective = await h.replay_perspective(db, info, who(me))
     except h.Refused as err:
         raise fail(403, "replay_refused", err.message) from None
+    key = (game_id, perspective, start, limit)
+    cache = replay_pages(request)
+    page = cache.get(key) if info.finished else None
+    if page is None:
+        body = await _replay_page(db, info, perspective, start, limit)
+        page = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+        if info.finished:
+            cache.put(key, page)
+    return Response(page, media_type="application/json")
+
+
+async def _replay_page(
+    db: AsyncSession, info: h.GameInfo, perspective: Perspective, start: int, limit: int
+) -> dict[str, Any]:
+    game_id = info.id
     log = await h.action_log(db, game_id)
     steps = await replay_steps(
         info.game, info.options, info.seed, len(info.seats), log, perspective, start, limit

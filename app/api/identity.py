@@ -1,13 +1,19 @@
 """Who is asking: the browser's guest identity and, when signed in, its account.
 
-A guest id is a long random value in an HttpOnly cookie, issued on first
+A guest cookie is a long random value in an HttpOnly cookie, issued on first
 contact; it ties a browser to the games it played, so "my past games" works
 without an account.  Signing in adds an account id (see app/api/accounts.py);
 the guest's games move to the account when the guest signs up.
+
+The cookie is a bearer secret, so it goes no further than this module: the
+`guest_id` everything below sees - rooms, Redis streams, the database - is
+its SHA-256 (`guest_key`).  A copy of the database or of Redis holds no value
+that could be put in a browser to pass as someone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 
@@ -22,6 +28,7 @@ _YEAR = 365 * 24 * 3600
 
 @dataclass(frozen=True)
 class Identity:
+    #: the SHA-256 of the guest cookie, never the cookie itself
     guest_id: str
     account_id: int | None = None
     account_name: str | None = None
@@ -38,7 +45,14 @@ async def identity(request: Request, response: Response) -> Identity:
     if not guest or len(guest) > 128:
         guest = new_guest(response)
     account_id, account_name = await _account_of(request)
-    return Identity(guest, account_id, account_name)
+    return Identity(guest_key(guest), account_id, account_name)
+
+
+def guest_key(cookie: str) -> str:
+    """What identifies a guest browser everywhere past the HTTP boundary: the
+    SHA-256 of its cookie (migrations/versions/0006_guest_hashes.py hashed the
+    rows stored before, the same way)."""
+    return hashlib.sha256(cookie.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def new_guest(response: Response) -> str:

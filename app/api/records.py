@@ -31,6 +31,7 @@ from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
+from app.api.deps import RoomCode
 from app.api.doors import LOOKUPS, limited
 from app.api.history import (
     MAX_STEPS,
@@ -282,31 +283,26 @@ async def replay_record(
     }
 
 
-@router.get("/api/history/rooms/{code}/evening")
-async def room_evening(
-    code: Annotated[str, Path(min_length=1, max_length=32)], db: Db, me: Me
-) -> dict[str, Any]:
+@router.get("/api/history/rooms/{code}/evening", dependencies=[limited(LOOKUPS)])
+async def room_evening(code: RoomCode, db: Db, me: Me) -> dict[str, Any]:
     """Every game played in the room (its latest room under this code), in
-    order, with the league table."""
+    order, with the league table.  A room code is a lookup like any other
+    (normalised, counted), and a room the asker may not see is answered as
+    one that does not exist: the route tells nobody which codes exist."""
     room = (
         await db.execute(
             select(Room.id, Room.settings)
-            .where(Room.code == code.upper())
+            .where(Room.code == code)
             .order_by(Room.closed, Room.id.desc())
             .limit(1)
         )
     ).first()
-    if room is None:
-        raise fail(404, "no_such_room", f"there is no room {code}")
-    room_id, settings = room
-    public = (settings or {}).get("public_replays") is True
-    if not public and not await h.in_room(db, room_id, who(me)):
+    public = room is not None and (room[1] or {}).get("public_replays") is True
+    if room is None or not (public or await h.in_room(db, room[0], who(me))):
         raise fail(
-            403,
-            "private_room",
-            f"room {code}'s evening is for the people who were in it",
+            404, "no_such_room", f"there is no room {code} whose evening you were part of"
         )
-    return {"room": code.upper(), **await st.evening(db, room_id)}
+    return {"room": code, **await st.evening(db, room[0])}
 
 
 def _writer() -> tuple[io.StringIO, Any]:

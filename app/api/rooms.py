@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import get_rooms, http_error
+from app.api.deps import RoomCode, get_rooms, http_error
 from app.api.doors import JOINS, LOOKUPS, ROOMS, limited
 from app.api.identity import Identity, identity
-from app.rooms.errors import RoomError
+from app.rooms.errors import RoomError, bad_claim
 from app.rooms.manager import RoomManager
 from app.rooms.settings import RoomSettings
 
@@ -64,9 +64,11 @@ async def create_room(
     return Ticket(code=room.code, token=token, seat=player.seat, player=player.player_id)
 
 
-@router.post("/rooms/{code}/join", response_model=Ticket, dependencies=[limited(JOINS)])
+@router.post(
+    "/rooms/{code}/join", response_model=Ticket, dependencies=[limited(LOOKUPS), limited(JOINS)]
+)
 async def join_room(
-    code: str,
+    code: RoomCode,
     body: JoinRoom,
     rooms: Rooms,
     who: Who,
@@ -90,19 +92,20 @@ class ClaimSeat(BaseModel):
     claim: str = Field(min_length=1, max_length=200)
 
 
-@router.post("/rooms/{code}/claim", response_model=Ticket)
-async def claim_seat(code: str, body: ClaimSeat, rooms: Rooms, who: Who) -> Ticket:
+@router.post("/rooms/{code}/claim", response_model=Ticket, dependencies=[limited(LOOKUPS)])
+async def claim_seat(code: RoomCode, body: ClaimSeat, rooms: Rooms, who: Who) -> Ticket:
     """Take a place back on this device with a one-time seat link; the place's
-    old token stops working."""
+    old token stops working.  A link for a room that is not open gets the same
+    answer as any other bad link: no oracle for which codes exist."""
     try:
         code, player, token = await rooms.claim(code, body.claim, guest_id=who.guest_id)
     except RoomError as err:
-        raise http_error(err) from None
+        raise http_error(bad_claim() if err.code == "no_room" else err) from None
     return Ticket(code=code, token=token, seat=player.seat, player=player.player_id)
 
 
 @router.get("/rooms/{code}", dependencies=[limited(LOOKUPS)])
-async def get_room(code: str, rooms: Rooms) -> dict[str, Any]:
+async def get_room(code: RoomCode, rooms: Rooms) -> dict[str, Any]:
     try:
         return {"room": await rooms.public(code)}
     except RoomError as err:

@@ -21,7 +21,7 @@ import orjson
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from app.api.deps import get_app_settings
+from app.api.deps import RoomCode, get_app_settings
 from app.api.doors import LOOKUPS, Doors, Refused, address_of, doors_of
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
@@ -51,7 +51,7 @@ def _error(
 
 
 @router.websocket("/ws/rooms/{code}")
-async def room_socket(websocket: WebSocket, code: str) -> None:
+async def room_socket(websocket: WebSocket, code: RoomCode) -> None:
     await websocket.accept()
     doors = doors_of(websocket)
     address = address_of(websocket)
@@ -78,7 +78,7 @@ async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
         await _refuse(websocket, "bad_token", AUTH_REFUSED, CLOSE_BAD_TOKEN)
         return
     seat_key = token_hash(hello.token)  # one seat's tabs, whichever process owns its room
-    place = await doors.sockets.open_seat(code.strip().upper(), seat_key)
+    place = await doors.sockets.open_seat(code, seat_key)
     if isinstance(place, str):
         await _refuse(websocket, "too_many_sockets", place, CLOSE_FLOOD)
         return
@@ -141,7 +141,8 @@ async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
         target = await rooms.open_socket(code, hello.token, conn, hello.since)
     except RoomError as err:
         await conn.stop()
-        close = CLOSE_BAD_TOKEN if err.code == "bad_token" else CLOSE_NO_ROOM
+        # a token a link replaced is told what happened, in plain words
+        close = CLOSE_BAD_TOKEN if err.code in ("bad_token", "seat_moved") else CLOSE_NO_ROOM
         message = AUTH_REFUSED if err.code == "bad_token" else err.message
         await _refuse(websocket, err.code, message, close)
         return

@@ -54,8 +54,11 @@ class Settings(BaseSettings):
     joins_per_minute: int = Field(default=30, ge=1)
     #: sign-ins and sign-ups one address may try per minute (each runs argon2)
     signins_per_minute: int = Field(default=10, ge=1)
-    #: room lookups (GET a room, open a socket) one address may make per minute
+    #: room lookups (every route with a room code, and opening a socket) one
+    #: address may make per minute
     lookups_per_minute: int = Field(default=120, ge=1)
+    #: replay pages one address may ask for (each one rebuilds up to MAX_STEPS views)
+    replays_per_minute: int = Field(default=30, ge=1)
     #: sockets one seat token may hold open at once (tabs)
     max_sockets_per_seat: int = Field(default=8, ge=1)
     #: sockets one address may hold open at once (a household, an office)

@@ -576,6 +576,13 @@ class DbRecords:
             rows = await conn.execute(select(Room.code).where(Room.closed.is_(False)))
             return [str(code) for (code,) in rows.all()]
 
+    async def room_is_open(self, code: str) -> bool:
+        async with self.engine.connect() as conn:
+            found = await conn.scalar(
+                select(Room.id).where(Room.code == code, Room.closed.is_(False)).limit(1)
+            )
+            return found is not None
+
     async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
         """A handful of small queries by key: the room, its people, its latest
         unfinished game, that game's snapshot and the actions after it."""

@@ -53,13 +53,15 @@ from app.rooms.delivery import Resume
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.room import Room, Seeds
-from app.rooms.tokens import token_hash
+from app.rooms.tokens import is_code, new_token, token_hash
 from app.store.cluster import Cluster, rendezvous
 from app.store.records import PlayerRecord, Records
 
 log = logging.getLogger(__name__)
 
 CLOSE_MOVING = 1012
+#: commands whose ack holds a link's secret (made by the socket's holder)
+LINK_COMMANDS = frozenset({"seat_link", "move_link"})
 #: seconds a call to another process may take
 CALL_TIMEOUT = 5.0
 #: seconds between looks for rooms nobody owns
@@ -81,10 +83,17 @@ class Relay:
         self.id = secrets.token_hex(8)
         self.v = 0
         self.closed = False
+        #: secrets of links this socket asked for, by request id, until the ack
+        self.link_secrets: dict[bytes, str] = {}
 
     async def handle(
         self, conn: Connection, msg_id: Any, kind: str, payload: dict[str, Any]
     ) -> None:
+        if kind == "cmd" and payload.get("type") in LINK_COMMANDS:
+            # the link's secret is made here; only its hash goes to the owner
+            secret = new_token()
+            self.link_secrets[orjson.dumps(msg_id)] = secret
+            payload = {**payload, "secret_hash": token_hash(secret)}
         await self.cluster.tell(
             self.owner,
             {
@@ -97,6 +106,26 @@ class Relay:
                 "from": self.cluster.cluster.me,
             },
         )
+
+    def deliver(self, text: str) -> None:
+        """A frame from the owner, for this socket: the ack of a link it asked
+        for gets the secret made here put back in."""
+        if self.link_secrets:
+            text = self._with_secrets(text)
+        self.conn.push(text)
+
+    def _with_secrets(self, text: str) -> str:
+        frame = orjson.loads(text)
+        changed = False
+        for msg in frame if isinstance(frame, list) else [frame]:
+            if not isinstance(msg, dict) or "re" not in msg:
+                continue
+            secret = self.link_secrets.pop(orjson.dumps(msg["re"]), None)
+            data = msg.get("data")
+            if secret is not None and isinstance(data, dict) and data.get("claim") == "":
+                data["claim"] = secret
+                changed = True
+        return orjson.dumps(frame).decode() if changed else text
 
     async def disconnect(self, conn: Connection) -> None:
         self.cluster.relays.pop(self.id, None)
@@ -205,6 +234,8 @@ class ClusterManager(RoomManager):
         owner = await self.cluster.owner(code)
         if owner is not None and owner[0] != self.cluster.me:
             return None  # another process owns it: use it through a relay
+        if owner is None and not await self.records.room_is_open(code):
+            return None  # an unknown code: looked up, nothing written anywhere
         if not await self._take(code):
             return None
         room = await super()._load(code)
@@ -296,7 +327,10 @@ class ClusterManager(RoomManager):
     # ------------------------------------------------- what routes ask of rooms
 
     async def _owner_of(self, code: str) -> tuple[str, int] | None:
-        """The process that owns the room (and its epoch), taking it if nobody does."""
+        """The process that owns the room (and its epoch), taking it if nobody
+        does.  `code` is normalised: the routes do it once, at the boundary."""
+        if not is_code(code):
+            return None
         owner = await self.cluster.owner(code)
         if owner is not None:
             return owner
@@ -337,7 +371,9 @@ class ClusterManager(RoomManager):
         if op == "join":
             player, token = await room.join(**args)
         elif op == "claim":
-            player, token = await room.claim(args["claim"], guest_id=args.get("guest_id"))
+            player, token = await room.claim(
+                args["claim"], guest_id=args.get("guest_id"), token_hash=args.get("token_hash")
+            )
         else:
             raise RoomError("bad_command", f"unknown call {op!r}")
         return {"code": room.code, "player": _player_json(player), "token": token}
@@ -351,16 +387,28 @@ class ClusterManager(RoomManager):
         account_id: int | None = None,
         spectator: bool = False,
     ) -> tuple[str, PlayerRecord, str]:
+        # the token is made here and only its hash goes to the owner: no
+        # token travels through Redis (nor does a guest cookie: guest_id is its hash)
+        token = new_token()
         got = await self._call(
-            code, "join", name=name, guest_id=guest_id, account_id=account_id, spectator=spectator
+            code,
+            "join",
+            name=name,
+            guest_id=guest_id,
+            account_id=account_id,
+            spectator=spectator,
+            token_hash=token_hash(token),
         )
-        return got["code"], PlayerRecord(**got["player"]), got["token"]
+        return got["code"], PlayerRecord(**got["player"]), token
 
     async def claim(
         self, code: str, claim: str, *, guest_id: str | None = None
     ) -> tuple[str, PlayerRecord, str]:
-        got = await self._call(code, "claim", claim=claim, guest_id=guest_id)
-        return got["code"], PlayerRecord(**got["player"]), got["token"]
+        token = new_token()
+        got = await self._call(
+            code, "claim", claim=token_hash(claim), guest_id=guest_id, token_hash=token_hash(token)
+        )
+        return got["code"], PlayerRecord(**got["player"]), token
 
     async def public(self, code: str) -> dict[str, Any]:
         return dict(await self._call(code, "public"))
@@ -409,7 +457,7 @@ class ClusterManager(RoomManager):
         if kind == "frame":  # for a socket held here
             relay = self.relays.get(msg["c"])
             if relay is not None:
-                relay.conn.push(msg["x"])
+                relay.deliver(msg["x"])
         elif kind == "close":
             relay = self.relays.get(msg["c"])
             if relay is not None:
@@ -511,12 +559,9 @@ class ClusterManager(RoomManager):
             return
         player = room.members.by_hash(msg["h"])
         if player is None:
-            error = {
-                "code": "bad_token",
-                "message": "this link's seat token is missing or not valid",
-            }
-            conn.push(orjson.dumps({"re": None, "error": error, "v": 0}).decode())
-            conn.close(4401, "this link's seat token is missing or not valid")
+            refused = room.members.refusal(msg["h"])
+            conn.push(orjson.dumps({"re": None, "error": refused.as_dict(), "v": 0}).decode())
+            conn.close(4401, refused.message[:120])
             return
         conn.player_id = player.player_id
         self.remote[cid] = (room, conn, holder)

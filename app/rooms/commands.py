@@ -71,6 +71,26 @@ def _away_person(room: Room, cmd: dict[str, Any], connected: str) -> tuple[int, 
     return seat, target
 
 
+def _spectator(room: Room, pid: object) -> PlayerRecord:
+    p = room.members.players.get(pid) if isinstance(pid, str) else None
+    if p is None or p.is_bot or p.seat is not None:
+        raise RoomError("bad_seat", "there is no such spectator; name a seated player by seat")
+    return p
+
+
+def _secret_hash(cmd: dict[str, Any]) -> str | None:
+    """A link's secret made by the process holding the asker's socket, which
+    sends only its hash (app/rooms/cluster.py, Relay): the secret never
+    crosses Redis.  A client sending one itself gains nothing: it knows the
+    secret of a hash it made, as it would be told the secret anyway."""
+    hashed = cmd.get("secret_hash")
+    if hashed is None:
+        return None
+    if not isinstance(hashed, str) or len(hashed) != 64 or hashed.strip("0123456789abcdef"):
+        raise RoomError("bad_command", "secret_hash must be 64 hexadecimal digits")
+    return hashed
+
+
 def _person_in(room: Room, seat: int) -> PlayerRecord:
     pid = room.members.seats[seat]
     if pid is None or room.members.players[pid].is_bot:
@@ -140,10 +160,14 @@ async def remove_bot(
 
 
 async def kick(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    """The host removes a person: a player by `seat`, a spectator by `player` id."""
     _require_host(room, player)
-    seat = _seat_arg(room, cmd)
-    assert seat is not None
-    target = _person_in(room, seat)
+    if "player" in cmd:
+        target = _spectator(room, cmd.get("player"))
+    else:
+        seat = _seat_arg(room, cmd)
+        assert seat is not None
+        target = _person_in(room, seat)
     if target is player:
         raise RoomError("bad_seat", "you cannot kick yourself; use leave")
     await room.remove_person(target, CLOSE_KICKED, "kicked by the host", "kicked")
@@ -155,6 +179,8 @@ async def leave(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[st
 
 async def chat(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
     text = clean_chat(cmd.get("text"))
+    if not room.members.may_chat(player):
+        raise RoomError("rate_limited", "you are chatting too fast: wait a moment")
     ev = {"type": "chat", "to": None, "seat": player.seat, "name": player.name, "text": text}
     room.change([ev], with_view=False)
 
@@ -224,13 +250,39 @@ async def hand_to_bot(
 async def seat_link(
     room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
 ) -> dict[str, Any]:
-    """A one-time link with which an away player takes their place back on
-    another device; anyone seated may ask for one."""
-    if player.seat is None:
-        raise RoomError("not_seated", "only players at the table can hand out seat links")
+    """A one-time link with which a person whose device is gone for good takes
+    their place back on another: only once they have been away past the
+    grace (a dropped phone is back long before), made by the host or a
+    player at the table, and announced to the whole room by name."""
+    if player.seat is None and room.members.host != player.player_id:
+        raise RoomError(
+            "not_seated", "only the host and the players at the table can make seat links"
+        )
     seat, target = _away_person(room, cmd, ": they can use their own device")
-    secret, expires = room.members.new_claim(target)
+    wait = room.away_too_long(target.player_id)
+    if wait > 0:
+        raise RoomError(
+            "too_early",
+            f"{target.name} may still come back: wait {wait:.0f} s more before making a seat link",
+        )
+    secret, expires = room.members.new_claim(target, player, _secret_hash(cmd))
+    room.change([room_event("link_made", seat=seat, name=target.name, by=player.name)])
     return {"claim": secret, "seat": seat, "name": target.name, "expires_ms": int(expires * 1000)}
+
+
+async def move_link(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> dict[str, Any]:
+    """A one-time link with which the asker moves their own place to another
+    device ("continue on another device"): the new device is the same person
+    and this one is signed out of the room once it is used."""
+    secret, expires = room.members.new_claim(player, player, _secret_hash(cmd))
+    return {
+        "claim": secret,
+        "seat": player.seat,
+        "name": player.name,
+        "expires_ms": int(expires * 1000),
+    }
 
 
 async def resync(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
@@ -251,5 +303,6 @@ COMMANDS: dict[str, Command] = {
     "make_host": make_host,
     "hand_to_bot": hand_to_bot,
     "seat_link": seat_link,
+    "move_link": move_link,
     "resync": resync,
 }

@@ -203,9 +203,10 @@ class Delivery:
                     "host_passes_ms": passes_ms if pid == members.host else None,
                 }
             )
-        watching = [
-            p.name for p in members.humans() if p.seat is None and members.connected(p.player_id)
+        watchers = [
+            p for p in members.humans() if p.seat is None and members.connected(p.player_id)
         ]
+        watching = [p.name for p in watchers]
         ranked = sorted(members.record.tally.items(), key=lambda kv: -kv[1])
         tally = [
             {"player": pid, "name": members.names.get(pid, "?"), "points": pts}
@@ -224,6 +225,8 @@ class Delivery:
             "seats": seats,
             "spectators": len(watching),
             "spectator_names": watching,
+            # ids too, so the host can remove a spectator (kick {"player": id})
+            "watchers": [{"player": p.player_id, "name": p.name} for p in watchers],
             "games_played": table.games_played,
             "tally": tally,
             "result": table.result,

@@ -14,3 +14,10 @@ class RoomError(Exception):
 
     def as_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}
+
+
+def bad_claim() -> RoomError:
+    """A seat link that takes nobody's place: unknown, used, expired, or for a
+    room that is not open - one answer for all, so a link tells nobody which
+    room codes exist."""
+    return RoomError("bad_claim", "this seat link is not valid any more: ask for a new one")

@@ -24,7 +24,7 @@ from app.rooms.errors import RoomError
 from app.rooms.room import Room, Seeds, new_seed
 from app.rooms.settings import parse_settings
 from app.rooms.text import clean_name
-from app.rooms.tokens import new_code, normalise_code
+from app.rooms.tokens import new_code, normalise_code, token_hash
 from app.store.records import PlayerRecord, Records
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ class RoomManager:
         self, code: str, claim: str, *, guest_id: str | None = None
     ) -> tuple[str, PlayerRecord, str]:
         room = await self.require(code)
-        player, token = await room.claim(claim, guest_id=guest_id)
+        player, token = await room.claim(token_hash(claim), guest_id=guest_id)
         return room.code, player, token
 
     async def public(self, code: str) -> dict[str, Any]:
@@ -151,7 +151,7 @@ class RoomManager:
         room = await self.require(code)
         player = room.authenticate(token)
         if player is None:
-            raise RoomError("bad_token", "this link's seat token is missing or not valid")
+            raise room.members.refusal(token_hash(token) if token else "")
         conn.player_id = player.player_id
         return room if await room.connect(conn, since) else None
 

@@ -19,6 +19,7 @@ import itertools
 
 from app.rooms.clock import Clock, system_clock
 from app.rooms.errors import RoomError
+from app.rooms.ratelimit import TokenBucket
 from app.rooms.tokens import new_player_id, new_token, token_hash
 from app.store.records import PlayerRecord, RoomRecord
 
@@ -26,6 +27,45 @@ from app.store.records import PlayerRecord, RoomRecord
 MAX_MEMBERS = 60
 #: seconds a seat link stays good
 CLAIM_TTL = 15 * 60
+#: replaced tokens remembered, so an old device coming back is told what happened
+REPLACED_MAX = 64
+#: chat per person, players and spectators alike, whatever their number of tabs:
+#: a message a second on average, in bursts of up to CHAT_BURST
+CHAT_RATE = 1.0
+CHAT_BURST = 8.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A pending one-time link to a person's place: `by` made it (the person
+    themselves for a move to their own new device), until `expires`."""
+
+    player_id: str
+    by: str
+    expires: float
+
+    @property
+    def own(self) -> bool:
+        return self.by == self.player_id
+
+
+@dataclasses.dataclass(frozen=True)
+class Replaced:
+    """What became of a token a link replaced: told to its device if it comes back."""
+
+    name: str
+    by: str
+    own: bool
+
+    def refusal(self) -> RoomError:
+        if self.own:
+            text = f"{self.name}, you moved your place to another device; this one is signed out"
+        else:
+            text = (
+                f"{self.name}'s seat moved to a new device with a seat link {self.by} made "
+                "while this device was away; ask the table for a new seat link to play here"
+            )
+        return RoomError("seat_moved", text)
 
 
 class Membership:
@@ -42,8 +82,12 @@ class Membership:
         now = self.clock()
         self.away_since: dict[str, float] = {}
         self.seated_at: dict[str, int] = {}
-        #: one-time seat links: hash of the secret -> (player id, expiry, wall clock)
-        self.claims: dict[str, tuple[str, float]] = {}
+        #: one-time links by hash of the secret: at most one per person
+        self.claims: dict[str, Claim] = {}
+        #: tokens that links replaced, by hash, newest last (at most REPLACED_MAX)
+        self.replaced: dict[str, Replaced] = {}
+        #: each person's chat allowance (people in the room only)
+        self.chatter: dict[str, TokenBucket] = {}
         self._order = itertools.count()
         for p in sorted(record.players, key=lambda q: (q.seat is None, q.seat or 0)):
             if p.seat is not None:
@@ -79,15 +123,17 @@ class Membership:
         *,
         guest_id: str | None,
         account_id: int | None,
+        hashed: str | None = None,
     ) -> tuple[PlayerRecord, str]:
-        """A new person, away until their first socket; returns them and their token."""
+        """A new person, away until their first socket; returns them and their
+        token ("" when the caller made the token and passed only its hash)."""
         if len(self.players) >= MAX_MEMBERS:
             raise RoomError("room_full", f"a room holds at most {MAX_MEMBERS} people")
-        token = new_token()
+        token = "" if hashed else new_token()
         player = PlayerRecord(
             player_id=self._new_player_id(),
             name=name,
-            token_hash=token_hash(token),
+            token_hash=hashed or token_hash(token),
             seat=None,
             guest_id=guest_id,
             account_id=account_id,
@@ -125,25 +171,40 @@ class Membership:
         self.record.players.append(p)
 
     def forget(self, p: PlayerRecord) -> None:
-        """Out of the room for good: seat freed, token void."""
+        """Out of the room for good: seat freed, token void, pending link and
+        chat allowance gone; the name is kept only if the tally still shows
+        it, so people coming and going cannot grow the room's maps."""
+        pid = p.player_id
         self.seat(p, None)
-        self.players.pop(p.player_id, None)
-        self.record.players = [q for q in self.record.players if q.player_id != p.player_id]
+        self.players.pop(pid, None)
+        self.record.players = [q for q in self.record.players if q.player_id != pid]
         self.by_token.pop(p.token_hash, None)
-        self.away_since.pop(p.player_id, None)
-        self.seated_at.pop(p.player_id, None)
-        if p.player_id not in self.record.tally:  # a name the tally still shows stays
-            self.names.pop(p.player_id, None)
+        self.away_since.pop(pid, None)
+        self.seated_at.pop(pid, None)
+        self.chatter.pop(pid, None)
+        self.claims = {h: c for h, c in self.claims.items() if c.player_id != pid}
+        if pid not in self.record.tally:  # a name the tally still shows stays
+            self.names.pop(pid, None)
+
+    def may_chat(self, p: PlayerRecord) -> bool:
+        """Whether `p` may say something now (one allowance per person, so a
+        spectator with many tabs says no more than a player)."""
+        bucket = self.chatter.get(p.player_id)
+        if bucket is None:
+            bucket = self.chatter[p.player_id] = TokenBucket(CHAT_RATE, CHAT_BURST)
+        return bucket.take()
 
     def void_token(self, p: PlayerRecord) -> None:
         self.by_token.pop(p.token_hash, None)
         p.token_hash = ""
 
-    def reissue_token(self, p: PlayerRecord) -> str:
-        """A fresh token for `p`, on another device: the old one stops working."""
+    def reissue_token(self, p: PlayerRecord, hashed: str | None = None) -> str:
+        """A fresh token for `p`, on another device: the old one stops working.
+        ("" when the caller made it and passed only its hash, as another
+        process does: a token never travels through Redis.)"""
         self.void_token(p)
-        token = new_token()
-        p.token_hash = token_hash(token)
+        token = "" if hashed else new_token()
+        p.token_hash = hashed or token_hash(token)
         self.by_token[p.token_hash] = p.player_id
         return token
 
@@ -152,26 +213,48 @@ class Membership:
         on any device and get their own seat back)."""
         return next((p for p in self.humans() if p.account_id == account_id and p.token_hash), None)
 
-    def new_claim(self, p: PlayerRecord) -> tuple[str, float]:
-        """A one-time secret that hands `p`'s place to whoever opens it; and
-        when it expires.  Only its hash is kept."""
+    def new_claim(
+        self, p: PlayerRecord, by: PlayerRecord, hashed: str | None = None
+    ) -> tuple[str, float]:
+        """A one-time secret that hands `p`'s place to whoever opens it, made
+        by `by`; and when it expires.  Only its hash is kept, and a person has
+        one pending link at most: a new one replaces the last (so the map is
+        never larger than the room).  With `hashed` the asker's process made
+        the secret and sent only its hash (several processes): the answer's
+        secret is "" and that process fills it in."""
         now = self.clock()
-        # one live link per person at most: the map stays as small as the room
         self.claims = {
-            h: c for h, c in self.claims.items() if c[1] > now and c[0] != p.player_id
+            h: c for h, c in self.claims.items() if c.expires > now and c.player_id != p.player_id
         }
-        secret = new_token()
+        secret = "" if hashed else new_token()
         expires = now + CLAIM_TTL
-        self.claims[token_hash(secret)] = (p.player_id, expires)
+        self.claims[hashed or token_hash(secret)] = Claim(p.player_id, by.player_id, expires)
         return secret, expires
 
-    def take_claim(self, secret: str) -> PlayerRecord | None:
-        """The person a seat link is for, once: the link is used up."""
-        pid, expires = self.claims.pop(token_hash(secret), ("", 0.0))
-        p = self.players.get(pid)
-        if p is None or p.is_bot or expires < self.clock():
+    def take_claim(self, claim_hash: str) -> tuple[PlayerRecord, Claim] | None:
+        """The person a link is for and the link (named by its secret's hash),
+        once: it is used up."""
+        claim = self.claims.pop(claim_hash, None)
+        p = self.players.get(claim.player_id) if claim is not None else None
+        if claim is None or p is None or p.is_bot or claim.expires < self.clock():
             return None
-        return p
+        return p, claim
+
+    def remember_replaced(self, p: PlayerRecord, by: str, own: bool) -> None:
+        """`p`'s current token is about to be replaced by a link `by` made."""
+        if not p.token_hash:
+            return
+        self.replaced[p.token_hash] = Replaced(p.name, by, own)
+        while len(self.replaced) > REPLACED_MAX:
+            del self.replaced[next(iter(self.replaced))]
+
+    def refusal(self, hashed: str) -> RoomError:
+        """Why a token that names nobody here is turned away, in plain words
+        when a link replaced it."""
+        replaced = self.replaced.get(hashed) if hashed else None
+        if replaced is not None:
+            return replaced.refusal()
+        return RoomError("bad_token", "this link's seat token is missing or not valid")
 
     def humans(self) -> list[PlayerRecord]:
         return [p for p in self.players.values() if not p.is_bot]

@@ -31,7 +31,7 @@ from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
 from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
-from app.rooms.errors import RoomError
+from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.settings import RoomSettings, host_grace, parse_settings
@@ -226,10 +226,11 @@ class Room:
         account_id: int | None = None,
         spectator: bool = False,
         host: bool = False,
+        token_hash: str | None = None,
     ) -> tuple[PlayerRecord, str]:
-        """A new person in the room; returns their record and their secret token.
-        Someone signed in who is already here gets their own place back instead,
-        on this device."""
+        """A new person in the room; returns their record and their secret token
+        (or "" if the caller made it and passed `token_hash`).  Someone signed
+        in who is already here gets their own place back instead, on this device."""
         name = clean_name(name)
         async with self.lock:
             if self.closed:
@@ -238,9 +239,11 @@ class Room:
             if account_id is not None:
                 known = members.by_account(account_id)
                 if known is not None:
-                    return known, await self._move_device(known, guest_id)
+                    return known, await self._move_device(known, guest_id, hashed=token_hash)
             seat = None if spectator or self.table.playing else members.free_seat()
-            player, token = members.add_person(name, seat, guest_id=guest_id, account_id=account_id)
+            player, token = members.add_person(
+                name, seat, guest_id=guest_id, account_id=account_id, hashed=token_hash
+            )
             if host or members.host is None:
                 members.host = player.player_id
             await self.save()
@@ -248,29 +251,54 @@ class Room:
             self.change([room_event("joined", seat=seat, name=name)])
             return player, token
 
-    async def claim(self, secret: str, *, guest_id: str | None = None) -> tuple[PlayerRecord, str]:
-        """Take a place back with a one-time seat link (`seat_link`)."""
+    async def claim(
+        self, claim_hash: str, *, guest_id: str | None = None, token_hash: str | None = None
+    ) -> tuple[PlayerRecord, str]:
+        """Take a place with a one-time link (`seat_link`, `move_link`), named by
+        the hash of its secret (the secret itself never leaves the route).  Only a
+        person's own move link ties the place to this device's guest identity:
+        a seat link someone else made writes nothing of the claimer's onto the
+        person's record, so each person's history holds what they played."""
         async with self.lock:
-            person = None if self.closed else self.members.take_claim(secret)
-            if person is None:
-                raise RoomError(
-                    "bad_claim", "this seat link is not valid any more: ask for a new one"
-                )
-            return person, await self._move_device(person, guest_id)
+            found = None if self.closed else self.members.take_claim(claim_hash)
+            if found is None:
+                raise bad_claim()
+            person, claim = found
+            maker = self.members.names.get(claim.by, "someone")
+            self.members.remember_replaced(person, maker, claim.own)
+            token = await self._move_device(
+                person,
+                guest_id if claim.own else None,
+                by=None if claim.own else maker,
+                hashed=token_hash,
+            )
+            return person, token
 
-    async def _move_device(self, person: PlayerRecord, guest_id: str | None) -> str:
+    async def _move_device(
+        self,
+        person: PlayerRecord,
+        guest_id: str | None,
+        *,
+        by: str | None = None,
+        hashed: str | None = None,
+    ) -> str:
         """`person` continues on another device: a new token, the old one void
-        and its sockets closed."""
-        token = self.members.reissue_token(person)
+        and its sockets closed, told why (`by`: who made the seat link)."""
+        token = self.members.reissue_token(person, hashed)
         if guest_id is not None:
             person.guest_id = guest_id
-        moved = "your seat moved to another device"
+        moved = (
+            f"your seat moved to a new device with a seat link {by} made"
+            if by is not None
+            else "your seat moved to another device"
+        )
         self.delivery.close_person(person.player_id, CLOSE_MOVED, moved)
         self.members.left(person.player_id)
         self._mark_idle()
         await self.save()
         self._schedule_presence()
-        self.change([room_event("moved", seat=person.seat, name=person.name)])
+        extra = {"by": by} if by is not None else {}
+        self.change([room_event("moved", seat=person.seat, name=person.name, **extra)])
         return token
 
     async def connect(self, conn: Connection, since: Resume | None = None) -> bool:

@@ -35,6 +35,12 @@ def normalise_code(code: str) -> str:
     return "".join(code.split()).replace("-", "").upper()
 
 
+def is_code(code: str) -> bool:
+    """Whether a normalised code could name a room at all: text that could not
+    is answered "no room" without asking storage anything."""
+    return len(code) == CODE_LENGTH and all(c in CODE_ALPHABET for c in code)
+
+
 def new_player_id() -> str:
     """Not secret: names a player inside one room (views, tallies, records)."""
     return "p" + secrets.token_hex(5)

@@ -127,6 +127,10 @@ class Records(Protocol):
     async def open_rooms(self) -> list[str]:
         """The codes of every open room (cheap: what a restart starts from)."""
 
+    async def room_is_open(self, code: str) -> bool:
+        """Whether an open room has this code: one read, and nothing written
+        (several processes ask it before taking a room's lease)."""
+
     async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
         """One open room and its unfinished game: the latest snapshot and the
         actions after it (or the whole log without one); None if not open."""
@@ -242,6 +246,10 @@ class MemoryRecords:
 
     async def open_rooms(self) -> list[str]:
         return [code for code, room in self.rooms.items() if not room.closed]
+
+    async def room_is_open(self, code: str) -> bool:
+        room = self.rooms.get(code)
+        return room is not None and not room.closed
 
     async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
         room = self.rooms.get(code)

@@ -76,6 +76,9 @@ class TimedRecords:
     async def open_rooms(self) -> list[str]:
         return await self._within(self.inner.open_rooms())
 
+    async def room_is_open(self, code: str) -> bool:
+        return await self._within(self.inner.room_is_open(code))
+
     async def load_room(self, code: str) -> tuple[RoomRecord, GameRecord | None] | None:
         return await self._within(self.inner.load_room(code))
 

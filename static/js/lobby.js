@@ -324,9 +324,14 @@ export function seatsPanel(ctx) {
     if (!between && !isHost && you.seat !== null && i !== you.seat && !s.bot && !s.connected && !s.auto) {
       ctl.append(handToBot(s, i));
     }
-    // an away player can come back on another device with a one-time link
-    if (you.seat !== null && i !== you.seat && !s.bot && !s.connected) {
-      ctl.append(h("button.small", { onclick: () => seatLink(i) }, "Seat link"));
+    // a player whose device is gone for good comes back on another with a
+    // one-time link: the host or a player may make one once the grace is over
+    if ((you.seat !== null || isHost) && i !== you.seat && !s.bot && !s.connected) {
+      const early = s.grace_ends_ms && s.grace_ends_ms > Date.now();
+      ctl.append(h("button.small", {
+        onclick: () => seatLink(i),
+        title: early ? "Allowed once their grace period ends" : null,
+      }, "Seat link"));
     }
     if (isHost && i !== you.seat) {
       if (s.bot && between) ctl.append(h("button.small", { onclick: () => cmd({ type: "remove_bot", seat: i }) }, "Remove bot"));
@@ -341,7 +346,40 @@ export function seatsPanel(ctx) {
   });
   const watching = room.spectator_names || [];
   if (watching.length) list.append(h("li.seat-row.watchers", h("span.muted", `Watching: ${watching.join(", ")}`)));
+  // the host may remove a spectator
+  if (isHost) {
+    for (const w of room.watchers || []) {
+      if (w.player === you.player) continue;
+      list.append(h("li.seat-row.watcher", { dataset: { player: w.player } },
+        h("span.dot.on"), h("span.who", w.name), h("span.tags", h("span.tag", "watching")),
+        h("div.ctl", h("button.small.danger", {
+          onclick: () => { if (confirm(`Remove ${w.name} from the room?`)) cmd({ type: "kick", player: w.player }); },
+        }, "Remove"))));
+    }
+  }
+  list.append(h("li.seat-row.move", moveBox(room, socket)));
   return list;
+}
+
+/** "Continue on another device": a one-time link, and its QR code, that
+ * moves this person's own place to a phone or another computer. */
+function moveBox(room, socket) {
+  const box = h("div.move-box");
+  const show = async () => {
+    try {
+      const r = await socket.cmd({ type: "move_link" });
+      const link = `${inviteLink(room.code)}#claim=${r.data.claim}`;
+      const qr = await api("/api/qr", { method: "POST", body: { text: link } });
+      mount(box,
+        h("p.muted", "Open this on your other device (once, within 15 minutes). This one will leave the room."),
+        h("img.qr", { src: qr.svg, alt: "QR code of the link" }),
+        h("input", { type: "text", readonly: true, value: link, "aria-label": "Link to your place", onfocus: (e) => e.target.select() }));
+    } catch (e) {
+      toast(e.message, "error");
+    }
+  };
+  box.append(h("button.small", { onclick: show }, "Continue on another device"));
+  return box;
 }
 
 /** The lobby: invite, seats, house rules, start. */

@@ -34,6 +34,7 @@ OPEN_DOORS = {
     "joins_per_minute": 100_000,
     "signins_per_minute": 100_000,
     "lookups_per_minute": 100_000,
+    "replays_per_minute": 100_000,
     "max_sockets_per_address": 10_000,
 }
 

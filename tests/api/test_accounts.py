@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from app.api import accounts as accounts_api
 from app.api import history as history_api
-from app.api.identity import GUEST_COOKIE, SESSION_COOKIE
+from app.api.identity import GUEST_COOKIE, SESSION_COOKIE, guest_key
 from app.core.config import Settings, get_settings
 from app.db.records import DbRecords
 from app.db.setup import attach, detach
@@ -168,7 +168,7 @@ async def test_a_guests_games_move_to_the_account_and_follow_it_to_other_browser
     assert isinstance(records, DbRecords)
     async with browser(app) as laptop, browser(app) as phone:
         await laptop.get("/api/me")
-        guest = laptop.cookies[GUEST_COOKIE]
+        guest = guest_key(laptop.cookies[GUEST_COOKIE])  # as stored: the cookie's hash
         gid = await store(records, play(TINY, 2, {}, seed=2), "ROOM01", [guest, None])
         assert (await phone.get("/api/me/games")).json()["games"] == []
         made = await laptop.post(

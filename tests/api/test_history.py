@@ -14,7 +14,7 @@ from fastapi import FastAPI
 
 from app.api import accounts as accounts_api
 from app.api import history as history_api
-from app.api.identity import GUEST_COOKIE
+from app.api.identity import GUEST_COOKIE, guest_key
 from app.db.records import DbRecords
 from app.db.setup import attach, detach
 from app.games import GAMES
@@ -61,9 +61,10 @@ class Browser:
         )
 
     async def guest(self) -> str:
+        """This browser's guest id as stored: the hash of its cookie."""
         if GUEST_COOKIE not in self.http.cookies:
             (await self.http.get("/api/me")).raise_for_status()
-        return self.http.cookies[GUEST_COOKIE]
+        return guest_key(self.http.cookies[GUEST_COOKIE])
 
     async def get(self, path: str, **params: Any) -> httpx.Response:
         return await self.http.get(path, params=params)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api.identity import GUEST_COOKIE
+from app.api.identity import GUEST_COOKIE, guest_key
 from app.core.config import Settings
 from app.main import create_app
 from app.rooms.tokens import CODE_ALPHABET, CODE_LENGTH
@@ -23,7 +23,8 @@ def test_create_answers_code_token_and_seat(client: TestClient, records: MemoryR
     saved = records.rooms[body["code"]]
     (ann,) = saved.players
     assert ann.name == "Ann" and ann.token_hash and body["token"] not in repr(saved)
-    assert ann.guest_id == client.cookies.get(GUEST_COOKIE)
+    cookie = client.cookies.get(GUEST_COOKIE)
+    assert cookie and ann.guest_id == guest_key(cookie), "stored as the cookie's hash only"
     assert saved.host_player_id == ann.player_id
     assert saved.options == {"hand": 4, "bidding": True}
 

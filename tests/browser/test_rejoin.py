@@ -35,7 +35,8 @@ def test_a_second_device_takes_the_seat_back_signed_in_and_with_a_seat_link(
     pages: Pages,
 ) -> None:
     ann = pages.open("/")
-    link = create_room(ann, "Ann", "possum")
+    # a short grace: a seat link may be made only once it is over
+    link = create_room(ann, "Ann", "possum", settings={"disconnect_grace": "1"})
     path = link.replace(pages.base, "")
     bob = pages.open(path)
     assert post(bob, "/api/accounts/signup", ACCOUNT) in (201, 409)
@@ -73,7 +74,31 @@ def test_a_second_device_takes_the_seat_back_signed_in_and_with_a_seat_link(
     assert my_seat(laptop) == 2
     assert "claim" not in laptop.url, "the secret leaves the address bar"
     shoot(laptop, "rejoin-seat-link-laptop")
+    # the table was told, by name, who made the link and that it was used
+    ann.click("[role=tab]:has-text('Log')")
+    for line in ("Ann made a link for Cy's seat.", "Cy's seat moved to a new device with Ann's"):
+        ann.wait_for_selector(f'.log .lines li:has-text("{line}")')
     # the link worked once: opening it again offers the ordinary join page
     again = pages.open(seat_link.replace(pages.base, ""))
     again.wait_for_selector("#toasts :text('not valid any more')")
     again.wait_for_selector("#invite-name")
+
+
+def test_continue_on_another_device_with_a_link_and_its_qr_code(pages: Pages) -> None:
+    """A person moves their own place: the link and its QR code on the first
+    device, opened on the second, which is the same person in the same seat;
+    the first device is told plainly that the place moved."""
+    ann = pages.open("/")
+    link = create_room(ann, "Ann", "possum")
+    bob = pages.open(link.replace(pages.base, ""))
+    join_by_link(bob, "Bob")
+    bob.click("button:has-text('Continue on another device')")  # the lobby shows the seats
+    qr = bob.wait_for_selector(".move-box img.qr")
+    assert (qr.get_attribute("src") or "").startswith("data:image/svg+xml")
+    move = bob.input_value(".move-box input")
+    assert "#claim=" in move
+    shoot(bob, "move-link-qr")
+    phone = pages.open(move.replace(pages.base, ""), phone=True)
+    phone.wait_for_selector(".seat-row .tag.you")
+    assert my_seat(phone) == 1
+    bob.wait_for_selector("text=your seat moved to another device")

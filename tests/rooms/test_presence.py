@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from app.rooms.tokens import token_hash
 from tests.rooms.harness import Recorder, attach, new_room, seat_people, settle
 from tests.rooms.tinygame import TINY
 
@@ -117,27 +118,152 @@ async def test_a_signed_in_player_gets_their_own_seat_back_on_another_device() -
     await room.shutdown()
 
 
-async def test_a_seat_link_hands_an_away_seat_to_another_device_once() -> None:
-    room = new_room(TINY)
+def replies(conn: object, msg_id: int) -> list[dict[str, object]]:
+    frames = conn.recorder.frames  # type: ignore[attr-defined]
+    return [
+        f.msg
+        for f in frames
+        if f.player == conn.player_id and f.msg.get("re") == msg_id  # type: ignore[attr-defined]
+    ]
+
+
+async def test_a_one_second_drop_cannot_cost_anyone_their_seat() -> None:
+    """A seat link exists only after the grace: a phone that drops for a
+    moment is back long before anyone may make one."""
+    room = new_room(TINY, settings={"disconnect_grace": 60})
     ann, bob = await seat_people(room, 2)
-    await room.handle(ann, 1, "cmd", {"type": "seat_link", "seat": 1})
-    (refused,) = [f.msg for f in ann.recorder.frames if f.msg.get("re") == 1]
-    assert refused["error"]["code"] == "bad_seat", "Bob is still connected"
     await room.disconnect(bob)
+    await room.handle(ann, 1, "cmd", {"type": "seat_link", "seat": 1})
+    (refused,) = replies(ann, 1)
+    assert refused["error"]["code"] == "too_early"  # type: ignore[index]
+    assert not room.members.claims and not events(ann, "link_made")
+    await room.shutdown()
+
+
+async def test_a_seat_link_after_the_grace_is_announced_and_changes_nobody_elses_history() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": GRACE})
+    ann, bob = await seat_people(room, 2)
+    bob_rec = room.players[bob.player_id]
+    bob_rec.guest_id, bob_rec.account_id = "g-bob", None
+    old_token = room.members.reissue_token(bob_rec)
+    await room.handle(ann, 1, "cmd", {"type": "seat_link", "seat": 1})
+    (refused,) = replies(ann, 1)
+    assert refused["error"]["code"] == "bad_seat", "Bob is still connected"  # type: ignore[index]
+    await room.disconnect(bob)
+    await asyncio.sleep(GRACE * 2)
     await room.handle(ann, 2, "cmd", {"type": "seat_link", "seat": 1})
-    (ack,) = [f.msg for f in ann.recorder.frames if f.msg.get("re") == 2]
-    claim = ack["data"]["claim"]
-    assert ack["data"]["name"] == "P1" and ack["data"]["expires_ms"] > time.time() * 1000
-    player, token = await room.claim(claim, guest_id="g-phone")
+    (ack,) = replies(ann, 2)
+    claim = ack["data"]["claim"]  # type: ignore[index]
+    assert ack["data"]["name"] == "P1"  # type: ignore[index]
+    assert ack["data"]["expires_ms"] > time.time() * 1000  # type: ignore[index]
+    made = events(ann, "link_made")[-1]
+    assert (made["name"], made["by"], made["seat"]) == ("P1", "P0", 1)
+    # Eve, on her own browser, opens the link
+    player, token = await room.claim(token_hash(claim), guest_id="g-eve")
     assert player.player_id == bob.player_id and player.seat == 1
-    assert player.guest_id == "g-phone"
+    assert player.guest_id == "g-bob" and player.account_id is None, "nothing of Eve's is written"
     assert room.authenticate(token) is player
+    moved = events(ann, "moved")[-1]
+    assert (moved["name"], moved["by"]) == ("P1", "P0")
     with pytest.raises(Exception, match="not valid any more"):
-        await room.claim(claim)  # one use only
-    # a spectator cannot hand out seat links
+        await room.claim(token_hash(claim))  # one use only
+    # Bob's old device comes back and is told what happened, and by whom
+    refusal = room.members.refusal(token_hash(old_token))
+    assert refusal.code == "seat_moved"
+    assert "P1's seat moved to a new device" in refusal.message and "P0" in refusal.message
+    await room.shutdown()
+
+
+async def test_only_the_host_and_the_players_make_seat_links() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": 0})
+    ann, bob = await seat_people(room, 2)
+    await room.disconnect(bob)
     watcher, _ = await room.join("Wat", spectator=True)
     w = await attach(room, watcher, Recorder())
-    await room.handle(w, 3, "cmd", {"type": "seat_link", "seat": 0})
-    (no,) = [f.msg for f in w.recorder.frames if f.msg.get("re") == 3]
-    assert no["error"]["code"] == "not_seated"
+    await room.handle(w, 3, "cmd", {"type": "seat_link", "seat": 1})
+    (no,) = replies(w, 3)
+    assert no["error"]["code"] == "not_seated"  # type: ignore[index]
+    # the host may, even watching
+    await room.handle(ann, 4, "cmd", {"type": "sit", "seat": None})
+    await room.handle(ann, 5, "cmd", {"type": "seat_link", "seat": 1})
+    assert replies(ann, 5)[0].get("ok") is True
+    await room.shutdown()
+
+
+async def test_a_person_has_one_pending_link_at_most() -> None:
+    room = new_room(TINY, settings={"disconnect_grace": 0})
+    ann, bob = await seat_people(room, 2)
+    await room.disconnect(bob)
+    for i in range(5):
+        await room.handle(ann, 10 + i, "cmd", {"type": "seat_link", "seat": 1})
+    first = replies(ann, 10)[0]["data"]["claim"]  # type: ignore[index]
+    assert len(room.members.claims) == 1
+    with pytest.raises(Exception, match="not valid any more"):
+        await room.claim(token_hash(first))
+    await room.shutdown()
+
+
+async def test_a_move_link_moves_a_persons_own_place_to_their_new_device() -> None:
+    room = new_room(TINY)
+    ann, bob = await seat_people(room, 2)
+    bob_rec = room.players[bob.player_id]
+    old_token = room.members.reissue_token(bob_rec)
+    await room.handle(bob, 1, "cmd", {"type": "move_link"})
+    (ack,) = replies(bob, 1)
+    claim = ack["data"]["claim"]  # type: ignore[index]
+    player, token = await room.claim(token_hash(claim), guest_id="g-bob-phone")
+    assert player is bob_rec and player.seat == 1
+    assert player.guest_id == "g-bob-phone", "the new device is the same person"
+    assert room.authenticate(token) is player and room.authenticate(old_token) is None
+    await settle()
+    assert bob.sock.closed == (4401, "your seat moved to another device")
+    assert "you moved your place" in room.members.refusal(token_hash(old_token)).message
+    assert "by" not in events(ann, "moved")[-1]
+    await room.shutdown()
+
+
+async def test_the_host_removes_a_spectator() -> None:
+    room = new_room(TINY)
+    ann, bob, wat = await seat_people(room, 2, spectators=1)
+    watcher = room.players[wat.player_id]
+    await room.handle(bob, 1, "cmd", {"type": "kick", "player": watcher.player_id})
+    assert replies(bob, 1)[0]["error"]["code"] == "not_host"  # type: ignore[index]
+    view = ann.latest_view  # type: ignore[attr-defined]
+    assert view["room"]["watchers"] == [{"player": watcher.player_id, "name": "P2"}]
+    await room.handle(ann, 2, "cmd", {"type": "kick", "player": watcher.player_id})
+    assert replies(ann, 2)[0].get("ok") is True
+    await settle()
+    assert watcher.player_id not in room.players and wat.sock.closed is not None
+    assert events(ann, "kicked")[-1]["name"] == "P2"
+    await room.handle(ann, 3, "cmd", {"type": "kick", "player": bob.player_id})
+    assert replies(ann, 3)[0]["error"]["code"] == "bad_seat", "a player is named by seat"  # type: ignore[index]
+    await room.shutdown()
+
+
+async def test_chat_is_limited_per_person_spectators_and_players_alike() -> None:
+    room = new_room(TINY)
+    ann, wat = await seat_people(room, 1, spectators=1)
+    second_tab = await attach(room, room.players[wat.player_id], Recorder())
+    for who in (ann, wat):
+        answers = []
+        for i in range(16):
+            tab = second_tab if who is wat and i % 2 else who
+            await room.handle(tab, 100 + i, "cmd", {"type": "chat", "text": "hi"})
+            answers += replies(tab, 100 + i)
+        codes = [a.get("error", {}).get("code") for a in answers]  # type: ignore[union-attr]
+        assert codes.count(None) <= 9 and codes.count("rate_limited") >= 7, codes
+    await room.shutdown()
+
+
+async def test_people_coming_and_going_do_not_grow_the_rooms_maps() -> None:
+    room = new_room(TINY)
+    await seat_people(room, 1)
+    for i in range(200):
+        p, _ = await room.join(f"W{i}", spectator=True)
+        tab = await attach(room, p, Recorder())
+        await room.handle(tab, 1, "cmd", {"type": "move_link"})
+        await room.handle(tab, 2, "cmd", {"type": "chat", "text": "hi"})
+        await room.handle(tab, 3, "cmd", {"type": "leave"})
+    members = room.members
+    assert len(members.names) <= 2 and len(members.claims) <= 1 and len(members.chatter) <= 1
     await room.shutdown()

@@ -343,7 +343,7 @@ class Sim:
         except RoomError as err:
             self.note(f"connect {person.name} refused: {err.code}")
             await conn.stop()
-            if err.code == "bad_token":  # replaced meanwhile: this device is out
+            if err.code in ("bad_token", "seat_moved"):  # replaced meanwhile: this device is out
                 person.gone = person.token not in self.valid_tokens()
             return None
         except Exception as err:  # storage away while the room is rebuilt
