@@ -178,5 +178,6 @@ def engines_on_disk() -> list[tuple[Game[Any], int, dict[str, Any]]]:
             engine = getattr(importlib.import_module(module), attr)
         except Exception:  # not written yet, or half-written: test the rest
             continue
-        found.append((engine, seats, options))
+        # as a room stores a game's options: every one, the rules version too
+        found.append((engine, seats, engine.parse_options(options).model_dump(mode="json")))
     return found

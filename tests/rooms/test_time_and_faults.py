@@ -41,10 +41,10 @@ class StorageAway(MemoryRecords):
             raise ConnectionError("the database is away")
         await super().append_action(game_id, seq, seat, action, epoch)
 
-    async def save_room(self, room: Any) -> None:
+    async def save_room(self, room: Any, epoch: int = 0) -> None:
         if self.away:
             raise ConnectionError("the database is away")
-        await super().save_room(room)
+        await super().save_room(room, epoch)
 
 
 def test_a_lobby_left_by_its_host_and_everyone_does_nothing_for_a_day() -> None:
@@ -111,7 +111,7 @@ async def test_the_series_tally_survives_a_crash_between_result_and_room_save() 
     await rebuilt.shutdown()
 
 
-async def _refuse(room: Any) -> None:
+async def _refuse(room: Any, epoch: int = 0) -> None:
     raise ConnectionError("killed before the room was saved")
 
 
