@@ -4,7 +4,8 @@
 - `easy`: the game's heuristic bot, which now and then plays a random legal
   move instead, as a distracted beginner would;
 - `normal`: the game's heuristic bot (what stands in for someone away);
-- `strong`: for now the heuristic too.
+- `strong`: determinized search with the heuristic as its playout policy
+  (app/bots/search.py), for the games that have one; the heuristic otherwise.
 
 A game without its own heuristic still gets a player (RandomBot), so a room
 never stalls for want of one.
@@ -20,6 +21,7 @@ from app.bots.bigtwo import BigTwoBot
 from app.bots.possession import PossessionBot
 from app.bots.posso import PossoBot
 from app.bots.possum import PossumBot
+from app.bots.search import strong_bot
 
 LEVELS = ("easy", "normal", "strong")
 #: levels the arena also knows
@@ -68,4 +70,8 @@ def bot_for(game_name: str, level: str = DEFAULT_LEVEL, playouts: int | None = N
     heuristic = heuristic_for(game_name)
     if level == "easy":
         return EasyBot(heuristic)
+    if level == "strong":
+        found = strong_bot(game_name, heuristic, playouts)
+        if found is not None:
+            return found
     return heuristic

@@ -1,0 +1,151 @@
+"""The strong level: determinized search with the heuristic bot as playout policy.
+
+To choose a move the bot samples worlds consistent with its view
+(app/bots/worlds.py), and in each world tries each of a short list of its
+legal actions, then plays the game out with every seat driven by the game's
+heuristic bot, and scores how the game ended for itself.  The action with the
+best total over all worlds is played.  Every candidate is tried in the same
+worlds with the same playout generator, so the comparison between candidates
+is not drowned in the luck of the sampled cards.
+
+The budget is a number of playouts (worlds x candidates), not a time: the
+same view, legal list and generator give the same choice on any machine, so a
+game with strong bots replays exactly.  A wall-clock cap above the budget
+guards a slow machine: past it the bot plays the heuristic's move at once.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from app.bots.base import Action, Bot
+from app.bots.shortlists import SHORTLISTS, Shortlist
+from app.bots.worlds import SAMPLERS, Sampler, Unaccounted
+from app.games import GAMES, Game, IllegalAction
+
+View = dict[str, Any]
+#: (game, state, seat) -> how good the state is for `seat`, about 0..1; None: play on
+Judge = Callable[[Game[Any], Any, int], float | None]
+
+#: playouts a move, calibrated to about 200 ms a move on the development machine
+#: (bench/arena.py prints think times; docs/bots.md has the figures)
+DEFAULT_PLAYOUTS: dict[str, int] = {"bigtwo": 24, "possum": 24, "possession": 16}
+#: past this, a move is the heuristic's: a search that slow has something wrong
+WALL_CAP_SECONDS = 1.0
+#: how many standard errors a candidate must beat the heuristic's move by
+CONFIDENCE = 1.0
+#: a playout that goes on longer than this is cut and judged where it stands
+MAX_PLAYOUT_ACTIONS = 2_000
+
+
+def finish_value(game: Game[Any], state: Any, seat: int) -> float | None:
+    """A finished game's worth to `seat`: first place (shared when tied) counts
+    most; a better place a little, so a lost game is still played for second."""
+    result = game.result(state)
+    if result is None:
+        return None
+    places: list[list[int]] = result["places"]
+    rank = next((i for i, group in enumerate(places) if seat in group), len(places))
+    win = 1.0 / len(places[0]) if rank == 0 else 0.0
+    spread = max(1, len(places) - 1)
+    return win + 0.25 * (1 - rank / spread)
+
+
+def evident_best(values: list[list[float]], confidence: float) -> int:
+    """The candidate to play: the heuristic's (index 0) unless another beats it
+    in the same worlds by more than `confidence` standard errors of the
+    difference.  A few dozen sampled worlds tell moves apart only when one is
+    clearly better; where they cannot, the heuristic's judgement is the better
+    guess than the noise of the samples."""
+    base = values[0]
+    n = len(base)
+    best, best_bound = 0, 0.0
+    for i in range(1, len(values)):
+        diffs = [a - b for a, b in zip(values[i], base, strict=True)]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+        bound = mean - confidence * math.sqrt(var / n)
+        if bound > best_bound:
+            best, best_bound = i, bound
+    return best
+
+
+class SearchBot:
+    def __init__(
+        self,
+        game: Game[Any],
+        heuristic: Bot,
+        sampler: Sampler,
+        shortlist: Shortlist,
+        playouts: int,
+        judge: Judge = finish_value,
+        wall_cap: float = WALL_CAP_SECONDS,
+        confidence: float = CONFIDENCE,
+    ) -> None:
+        self.game = game
+        self.heuristic = heuristic
+        self.sampler = sampler
+        self.shortlist = shortlist
+        self.playouts = playouts
+        self.judge = judge
+        self.wall_cap = wall_cap
+        self.confidence = confidence
+
+    def choose(self, view: View, legal: list[Action], seat: int, rng: random.Random) -> Action:
+        fallback = self.heuristic.choose(view, legal, seat, rng)
+        candidates = self.shortlist(view, legal, seat, fallback)
+        if len(candidates) < 2:
+            return fallback
+        seed = rng.getrandbits(64)
+        deadline = time.perf_counter() + self.wall_cap
+        # values[i][w]: candidate i in world w
+        values: list[list[float]] = [[] for _ in candidates]
+        for w in range(max(2, self.playouts // len(candidates))):
+            world_rng = random.Random(seed + w)
+            try:
+                world = self.sampler(view, seat, world_rng)
+            except Unaccounted:
+                return fallback
+            playout_seed = world_rng.getrandbits(64)
+            for i, action in enumerate(candidates):
+                if time.perf_counter() > deadline:
+                    return fallback
+                values[i].append(self.playout(world, seat, action, random.Random(playout_seed)))
+        return candidates[evident_best(values, self.confidence)]
+
+    def playout(self, world: Any, seat: int, action: Action, rng: random.Random) -> float:
+        game, policy = self.game, self.heuristic
+        try:
+            state, _ = game.apply(world, seat, action)
+        except IllegalAction:
+            return 0.0  # never in a world true to the view; counted as the worst
+        for _ in range(MAX_PLAYOUT_ACTIONS):
+            value = self.judge(game, state, seat)
+            if value is not None:
+                return value
+            acting = sorted(game.to_act(state))
+            if not acting:
+                state, _ = game.apply(state, None, {"type": "timeout"})
+                continue
+            actor = acting[0] if len(acting) == 1 else rng.choice(acting)
+            legal = game.legal_actions(state, actor)
+            if len(legal) == 1:  # forced: no view to build, nothing to ask
+                move = legal[0]
+            else:
+                move = policy.choose(game.view(state, actor), legal, actor, rng)
+            state, _ = game.apply(state, actor, move)
+        return 0.0
+
+
+def strong_bot(game_name: str, heuristic: Bot, playouts: int | None = None) -> Bot | None:
+    """The strong bot of a game, or None for a game without one."""
+    sampler = SAMPLERS.get(game_name)
+    shortlist = SHORTLISTS.get(game_name)
+    if sampler is None or shortlist is None:
+        return None
+    budget = playouts if playouts is not None else DEFAULT_PLAYOUTS[game_name]
+    return SearchBot(GAMES[game_name], heuristic, sampler, shortlist, budget)
