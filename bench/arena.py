@@ -76,6 +76,7 @@ class Match:
     lineup: tuple[str, ...]
     budget: int | None
     hands: int
+    wall_cap: float | None = None
 
     def key(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -83,7 +84,11 @@ class Match:
     def title(self) -> str:
         opts = f" {json.dumps(self.options)}" if self.options else ""
         hands = f", {self.hands} hands" if self.game == "posso" else ""
-        budget = f", budget {self.budget}" if "strong" in self.lineup else ""
+        budget = ""
+        if "strong" in self.lineup:
+            budget = f", budget {self.budget or 'default'}"
+            if self.wall_cap is not None:
+                budget += f", cap {self.wall_cap:g} s"
         return f"{self.game} {self.seats} seats{opts}{hands}{budget}: {' v '.join(self.lineup)}"
 
 
@@ -120,7 +125,7 @@ def play_deal(match: Match, seed: int) -> DealOutcome:
     times: dict[str, list[float]] = defaultdict(list)
     for rotation in range(match.seats):
         levels = seating(match.lineup, rotation)
-        bots = [bot_for(match.game, level, match.budget) for level in levels]
+        bots = [bot_for(match.game, level, match.budget, match.wall_cap) for level in levels]
         rngs = [random.Random(f"{seed}:{rotation}:{s}") for s in range(match.seats)]
         order = random.Random(f"{seed}:{rotation}:order")
         state = game.new_game(match.seats, match.options, seed)
@@ -247,8 +252,10 @@ def matches(args: argparse.Namespace) -> Iterator[Match]:
                 if level not in ARENA_LEVELS:
                     raise SystemExit(f"unknown level {level!r}: one of {', '.join(ARENA_LEVELS)}")
             full = tuple(levels + [levels[-1]] * (seats - len(levels)))[:seats]
-            budget = args.budget if "strong" in full else None
-            yield Match(game, seats, options, full, budget, args.hands)
+            strong = "strong" in full
+            budget = args.budget if strong else None
+            cap = args.wall_cap if strong else None
+            yield Match(game, seats, options, full, budget, args.hands, cap)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -310,6 +317,13 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=50, help="deals per match (default 50)")
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--budget", type=int, default=None, help="the strong bot's playouts a move")
+    p.add_argument(
+        "--wall-cap",
+        type=float,
+        default=None,
+        help="the strong bot's time cap a move in seconds (default: its own); past it, "
+        "it plays the heuristic's move, so on a loaded machine raise it to measure the search",
+    )
     p.add_argument("--hands", type=int, default=POSSO_HANDS, help="Posso hands per game")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--results", default="arena-results.jsonl", help="where deals are kept")

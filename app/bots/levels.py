@@ -60,9 +60,14 @@ def heuristic_for(game_name: str) -> Bot:
     return HEURISTICS.get(game_name) or _RANDOM
 
 
-def bot_for(game_name: str, level: str = DEFAULT_LEVEL, playouts: int | None = None) -> Bot:
-    """The bot for a seat of `game_name` at `level`; `playouts` sets a strong
-    bot's budget (its default otherwise)."""
+def bot_for(
+    game_name: str,
+    level: str = DEFAULT_LEVEL,
+    playouts: int | None = None,
+    wall_cap: float | None = None,
+) -> Bot:
+    """The bot for a seat of `game_name` at `level`; `playouts` and `wall_cap`
+    set a strong bot's budget and time cap (its defaults otherwise)."""
     if level not in ARENA_LEVELS:
         raise ValueError(f"unknown bot level {level!r}: one of {', '.join(ARENA_LEVELS)}")
     if level == "random":
@@ -71,7 +76,7 @@ def bot_for(game_name: str, level: str = DEFAULT_LEVEL, playouts: int | None = N
     if level == "easy":
         return EasyBot(heuristic)
     if level == "strong":
-        found = strong_bot(game_name, heuristic, playouts)
+        found = strong_bot(game_name, heuristic, playouts, wall_cap)
         if found is not None:
             return found
     return heuristic

@@ -26,14 +26,22 @@ from app.bots.base import Action, Bot
 from app.bots.shortlists import SHORTLISTS, Shortlist
 from app.bots.worlds import SAMPLERS, Sampler, Unaccounted
 from app.games import GAMES, Game, IllegalAction
+from app.games.posso.model import OVER as POSSO_OVER
+from app.games.posso.model import PossoState
+from app.games.posso.rules import hand_points
 
 View = dict[str, Any]
-#: (game, state, seat) -> how good the state is for `seat`, about 0..1; None: play on
-Judge = Callable[[Game[Any], Any, int], float | None]
+#: (game, world, state, seat, actions since the world) -> how good `state` is
+#: for `seat`, about 0..1; None: play on
+Judge = Callable[[Game[Any], Any, Any, int, int], float | None]
 
 #: playouts a move, calibrated to about 200 ms a move on the development machine
 #: (bench/arena.py prints think times; docs/bots.md has the figures)
-DEFAULT_PLAYOUTS: dict[str, int] = {"bigtwo": 24, "possum": 24, "possession": 16}
+DEFAULT_PLAYOUTS: dict[str, int] = {"bigtwo": 24, "possum": 24, "possession": 16, "posso": 20}
+#: Posso playouts stop this many actions in, unless the hand ends first
+POSSO_HORIZON = 60
+#: points that weigh as much as beating every other seat in a hand
+POSSO_POINTS_SCALE = 200
 #: past this, a move is the heuristic's: a search that slow has something wrong
 WALL_CAP_SECONDS = 1.0
 #: how many standard errors a candidate must beat the heuristic's move by
@@ -42,7 +50,7 @@ CONFIDENCE = 1.0
 MAX_PLAYOUT_ACTIONS = 2_000
 
 
-def finish_value(game: Game[Any], state: Any, seat: int) -> float | None:
+def finish_value(game: Game[Any], world: Any, state: Any, seat: int, steps: int) -> float | None:
     """A finished game's worth to `seat`: first place (shared when tied) counts
     most; a better place a little, so a lost game is still played for second."""
     result = game.result(state)
@@ -123,8 +131,8 @@ class SearchBot:
             state, _ = game.apply(world, seat, action)
         except IllegalAction:
             return 0.0  # never in a world true to the view; counted as the worst
-        for _ in range(MAX_PLAYOUT_ACTIONS):
-            value = self.judge(game, state, seat)
+        for steps in range(MAX_PLAYOUT_ACTIONS):
+            value = self.judge(game, world, state, seat, steps)
             if value is not None:
                 return value
             acting = sorted(game.to_act(state))
@@ -141,11 +149,43 @@ class SearchBot:
         return 0.0
 
 
-def strong_bot(game_name: str, heuristic: Bot, playouts: int | None = None) -> Bot | None:
+def relative_points(points: list[int], seat: int) -> float:
+    """Share of the other seats with more points than `seat` (ties count half)."""
+    mine = points[seat]
+    others = [p for s, p in enumerate(points) if s != seat]
+    beaten = sum(1.0 if p > mine else 0.5 if p == mine else 0.0 for p in others)
+    return beaten / max(1, len(others))
+
+
+def posso_hand_value(
+    game: Game[Any], world: PossoState, state: PossoState, seat: int, steps: int
+) -> float | None:
+    """Posso is judged on the hand under way, not the whole game (ten hands
+    would take a playout seconds): the hand's points once it ends, or, after
+    `POSSO_HORIZON` actions, the points each seat still holds, as if it ended
+    there.  Fewer points than the others is what lowers a total."""
+    if state.phase == POSSO_OVER or state.hand_no != world.hand_no:
+        row = next(r for r in state.sheet if r["hand"] == world.hand_no)
+        points: list[int] = row["points"]
+    elif steps >= POSSO_HORIZON:
+        points = [hand_points(h) for h in state.hands]
+    else:
+        return None
+    return relative_points(points, seat) - points[seat] / POSSO_POINTS_SCALE
+
+
+JUDGES: dict[str, Judge] = {"posso": posso_hand_value}
+
+
+def strong_bot(
+    game_name: str, heuristic: Bot, playouts: int | None = None, wall_cap: float | None = None
+) -> Bot | None:
     """The strong bot of a game, or None for a game without one."""
     sampler = SAMPLERS.get(game_name)
     shortlist = SHORTLISTS.get(game_name)
     if sampler is None or shortlist is None:
         return None
     budget = playouts if playouts is not None else DEFAULT_PLAYOUTS[game_name]
-    return SearchBot(GAMES[game_name], heuristic, sampler, shortlist, budget)
+    judge = JUDGES.get(game_name, finish_value)
+    cap = WALL_CAP_SECONDS if wall_cap is None else wall_cap
+    return SearchBot(GAMES[game_name], heuristic, sampler, shortlist, budget, judge, cap)

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.bots.base import Action
 from app.bots.bigtwo import plan_units
+from app.bots.posso import keep_score
 from app.games import cards
 from app.games.bigtwo.combos import classify
 from app.games.bigtwo.order import POWER
@@ -23,6 +24,8 @@ Shortlist = Callable[[View, list[Action], int, Action], list[Action]]
 
 #: Big Two: the cheapest plays kept of each size
 BIGTWO_PER_SIZE = 1
+#: Posso: the discards weighed before going down
+POSSO_DISCARDS = 4
 
 
 def _with(first: Action, rest: list[Action]) -> list[Action]:
@@ -79,7 +82,26 @@ def every_action(view: View, legal: list[Action], seat: int, chosen: Action) -> 
     return _with(chosen, legal)
 
 
+def posso_shortlist(view: View, legal: list[Action], seat: int, chosen: Action) -> list[Action]:
+    """Where to draw from, and which card to throw before going down (the
+    heuristic's few least useful): the choices that decide how fast a hand
+    comes together.  Calling or allowing a Posso, the cut, going down and
+    laying off once down stay the heuristic's: they are quick rules of thumb
+    that a few dozen playouts of a long hand would not improve on."""
+    if view["phase"] == "draw":
+        return _with(chosen, legal)
+    if view["phase"] != "play" or view["down"][seat]:
+        return [chosen]
+    if any(a["type"] == "go_down" for a in legal):
+        return [chosen]
+    hand: list[str] = view["hand"]
+    discards = [a for a in legal if a["type"] == "discard"]
+    discards.sort(key=lambda a: keep_score(a["card"], hand, view["requirement"]))
+    return _with(chosen, discards[:POSSO_DISCARDS])
+
+
 SHORTLISTS: dict[str, Shortlist] = {
+    "posso": posso_shortlist,
     "bigtwo": bigtwo_shortlist,
     "possum": possum_shortlist,
     "possession": every_action,

@@ -32,6 +32,14 @@ from app.games.bigtwo.order import THREE_OF_CLUBS, by_power
 from app.games.cards import build_deck, sort_key
 from app.games.possession.combos import ajar_depth
 from app.games.possession.model import PossessionState, Property, Rules
+from app.games.posso.flow import full_deck as posso_deck
+from app.games.posso.melds import Meld
+from app.games.posso.model import CUT as POSSO_CUT
+from app.games.posso.model import OVER as POSSO_OVER
+from app.games.posso.model import PossoState
+from app.games.posso.options import PossoOptions
+from app.games.posso.rules import RUN as POSSO_RUN
+from app.games.posso.rules import value as posso_value
 from app.games.possum.engine import full_deck as possum_deck
 from app.games.possum.model import PossumOptions, PossumState
 from app.games.possum.plays import hand_key
@@ -202,7 +210,92 @@ def possession_world(view: View, seat: int, rng: random.Random) -> PossessionSta
     )
 
 
+# -- Posso ---------------------------------------------------------------------------
+
+
+def _meld(shown: dict[str, Any]) -> Meld:
+    cards = tuple(shown["cards"])
+    if shown["kind"] == POSSO_RUN:
+        low = posso_value(shown["low"] + shown["suit"])
+        return Meld(shown["id"], shown["owner"], POSSO_RUN, cards, suit=shown["suit"], low=low)
+    rank = posso_value(shown["rank"] + "S")
+    return Meld(shown["id"], shown["owner"], shown["kind"], cards, rank=rank)
+
+
+def posso_world(view: View, seat: int, rng: random.Random) -> PossoState:
+    """A world for a hand under way (not during the cut, when nothing is dealt).
+    The Possos taken this hand are not in the view and only reach the score
+    sheet, so a world counts none."""
+    if view["phase"] in (POSSO_CUT, POSSO_OVER):
+        raise Unaccounted("no hand is under way")
+    o = view["options"]
+    opts = PossoOptions(
+        decks=o["decks"],
+        start_hand=o["start_hand"],
+        cutting=o["cutting"],
+        dead_card=o["dead_card"],
+        no_posso_down=o["no_posso_down"],
+        reshuffles=o["reshuffles"],
+    )
+    seats: int = view["seats"]
+    ring = tuple(view["ring"])
+    melds = [_meld(m) for m in view["melds"]]
+    top = [view["pile_top"]] if view["pile_top"] is not None else []
+    seen = [*view["hand"], *top, *(c for m in melds for c in m.cards)]
+    pool = unseen(posso_deck(o["decks"]), seen)
+    counts: list[int] = view["counts"]
+    others = [x for x in range(seats) if x != seat]
+    phantoms = [pos for pos, x in enumerate(ring) if x is None]
+    buried = view["pile_size"] - len(top)
+    markers = len(pool) - sum(counts[x] for x in others) - buried - view["stack_count"]
+    if phantoms and markers != len(phantoms):
+        raise Unaccounted(f"{markers} cards for {len(phantoms)} phantoms")
+    sizes = [counts[x] for x in others] + [1] * len(phantoms) + [buried, view["stack_count"]]
+    dealt = deal_out(pool, sizes, rng)
+    hands = [list(view["hand"]) if x == seat else [] for x in range(seats)]
+    for x, cards in zip(others, dealt, strict=False):
+        hands[x] = cards
+    marker_cards: list[list[str]] = [[] for _ in ring]
+    for pos, cards in zip(phantoms, dealt[len(others) :], strict=False):
+        marker_cards[pos] = cards
+    posso = view["posso"] or {}
+    callers = tuple(posso.get("callers", ()))
+    cut = view["cut"]
+    ids = [int(m.id[1:]) for m in melds if m.id[1:].isdigit()]
+    last = view["last_hand"]
+    return PossoState(
+        seats=seats,
+        options=opts,
+        seed=rng.getrandbits(32),  # the seed of reshuffles to come is unknown too
+        decks=o["decks"],
+        ring=ring,
+        hand_no=view["hand_no"],
+        dealer=view["dealer"],
+        phase=view["phase"],
+        turn=ring.index(view["turn"]),
+        hands=hands,
+        markers=marker_cards,
+        stack=dealt[-1],
+        pile=[*dealt[-2], *top],
+        melds=melds,
+        meld_counter=max(ids, default=0),
+        down=list(view["down"]),
+        totals=list(view["totals"]),
+        sheet=list(view["sheet"]),
+        possos=[0] * seats,
+        cut={k: v for k, v in cut.items() if k not in ("due", "dealer")} if cut else None,
+        eligible=tuple(posso.get("eligible", ())),
+        answered=callers + tuple(posso.get("passed", ())),
+        callers=callers,
+        caller=posso.get("caller"),
+        dead=view["dead_card"],
+        reshuffles=view["reshuffled"],
+        last_hand=dict(last) if last else None,
+    )
+
+
 SAMPLERS: dict[str, Sampler] = {
+    "posso": posso_world,
     "possum": possum_world,
     "bigtwo": bigtwo_world,
     "possession": possession_world,

@@ -13,7 +13,13 @@ from app.bots.worlds import SAMPLERS
 from app.games import GAMES
 from tests.bots.test_worlds import positions
 
-GAMES_WITH_SEARCH = [("possum", 4, {}), ("bigtwo", 4, {}), ("possession", 2, {})]
+GAMES_WITH_SEARCH = [
+    ("possum", 4, {}),
+    ("bigtwo", 4, {}),
+    ("possession", 2, {}),
+    ("posso", 4, {}),
+    ("posso", 2, {"start_hand": 9}),
+]
 
 
 def decisions(game_name: str, seats: int, options: dict[str, Any], seed: int) -> list[Any]:
@@ -100,14 +106,24 @@ def test_a_strong_seat_finishes_games(game_name: str, seats: int, options: dict[
     normal = bot_for(game_name)
     seed = 11
     rng = random.Random(seed)
+    if game_name == "posso":
+        options = {**options, "start_hand": 9}  # the last two hands: long enough
+
+    def over(state: Any) -> bool:
+        # Posso: the first hand's end will do
+        return game.result(state) is not None or getattr(state, "hand_no", 9) > 9
+
     state = game.new_game(seats, options, seed)
     for _ in range(5000):
-        if game.result(state) is not None:
+        if over(state):
             break
+        if not game.to_act(state):
+            state, _ = game.apply(state, None, {"type": "timeout"})
+            continue
         seat = min(game.to_act(state))
         legal = game.legal_actions(state, seat)
         bot = strong if seat == 0 else normal
         action = bot.choose(game.view(state, seat), legal, seat, rng)
         assert action in legal, f"seed {seed}"
         state, _ = game.apply(state, seat, action)
-    assert game.result(state) is not None, f"seed {seed}"
+    assert over(state), f"seed {seed}"

@@ -27,22 +27,30 @@ CASES = [
     ("possession", 2, {}),
     ("possession", 3, {}),
     ("possession", 4, {"open_pile": True}),
+    ("posso", 2, {"start_hand": 9}),
+    ("posso", 4, {"start_hand": 1, "dead_card": True}),
 ]
+#: positions taken from one game (a Posso game is long)
+MOST = 60
 
 
 def positions(game_name: str, seats: int, options: dict[str, Any], seed: int) -> list[Any]:
-    """Every 5th state of one heuristic game, with the seat to act there."""
+    """Every 5th state of one heuristic game (the first `MOST` of them), with
+    the seat to act there; a Posso cut, when no hand is under way, is skipped."""
     game, bot = GAMES[game_name], heuristic_for(game_name)
     rng = random.Random(seed)
     state = game.new_game(seats, options, seed)
     out = []
     for n in range(5000):
-        if game.result(state) is not None:
+        if game.result(state) is not None or len(out) >= MOST:
             return out
         acting = sorted(game.to_act(state))
+        if not acting:
+            state, _ = game.apply(state, None, {"type": "timeout"})
+            continue
         seat = rng.choice(acting)
         legal = game.legal_actions(state, seat)
-        if n % 5 == 0:
+        if n % 5 == 0 and game.view(state, seat)["phase"] != "cut":
             out.append((state, seat))
         state, _ = game.apply(state, seat, bot.choose(game.view(state, seat), legal, seat, rng))
     raise AssertionError(f"{game_name} seed {seed} did not end")
