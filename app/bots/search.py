@@ -26,6 +26,7 @@ from app.bots.base import Action, Bot
 from app.bots.shortlists import SHORTLISTS, Shortlist
 from app.bots.worlds import SAMPLERS, Sampler, Unaccounted
 from app.games import GAMES, Game, IllegalAction
+from app.games.possession.model import PossessionState
 from app.games.posso.model import OVER as POSSO_OVER
 from app.games.posso.model import PossoState
 from app.games.posso.rules import hand_points
@@ -37,7 +38,9 @@ Judge = Callable[[Game[Any], Any, Any, int, int], float | None]
 
 #: playouts a move, calibrated to about 200 ms a move on the development machine
 #: (bench/arena.py prints think times; docs/bots.md has the figures)
-DEFAULT_PLAYOUTS: dict[str, int] = {"bigtwo": 24, "possum": 24, "possession": 16, "posso": 20}
+DEFAULT_PLAYOUTS: dict[str, int] = {"bigtwo": 24, "possum": 24, "possession": 32, "posso": 20}
+#: Possession playouts stop this many actions in, unless the game ends first
+POSSESSION_HORIZON = 40
 #: Posso playouts stop this many actions in, unless the hand ends first
 POSSO_HORIZON = 60
 #: points that weigh as much as beating every other seat in a hand
@@ -174,7 +177,23 @@ def posso_hand_value(
     return relative_points(points, seat) - points[seat] / POSSO_POINTS_SCALE
 
 
-JUDGES: dict[str, Judge] = {"posso": posso_hand_value}
+def possession_value(
+    game: Game[Any], world: Any, state: PossessionState, seat: int, steps: int
+) -> float | None:
+    """A Possession game runs to hundreds of actions, too long for more than a
+    world or two within the budget; a playout stops `POSSESSION_HORIZON`
+    actions in and is judged on the estates then (more cards than the others
+    is what wins), unless the game ended first."""
+    done = finish_value(game, world, state, seat, steps)
+    if done is not None or steps < POSSESSION_HORIZON:
+        return done
+    estates = [0] * state.rules.seats
+    for prop in state.properties:
+        estates[prop.owner] += len(prop.cards)
+    return relative_points([-n for n in estates], seat)
+
+
+JUDGES: dict[str, Judge] = {"posso": posso_hand_value, "possession": possession_value}
 
 
 def strong_bot(

@@ -74,6 +74,16 @@ def deal_out(pool: list[str], sizes: list[int], rng: random.Random) -> list[list
     return out
 
 
+def seat_hands(
+    view: View, seat: int, others: list[int], dealt: list[list[str]]
+) -> list[list[str]]:
+    """Every seat's hand: the seat's own from its view, the others as dealt."""
+    hands = [list(view["hand"]) if s == seat else [] for s in range(len(view["counts"]))]
+    for s, cards in zip(others, dealt, strict=True):
+        hands[s] = cards
+    return hands
+
+
 # -- Possum -------------------------------------------------------------------------
 
 
@@ -90,9 +100,7 @@ def possum_world(view: View, seat: int, rng: random.Random) -> PossumState:
     others = [s for s in range(view["seats"]) if s != seat]
     sizes = [counts[s] for s in others] + [view["pile_count"] - 1, view["draw_count"]]
     *dealt, under, draw = deal_out(pool, sizes, rng)
-    hands = [list(view["hand"]) if s == seat else [] for s in range(view["seats"])]
-    for s, cards in zip(others, dealt, strict=True):
-        hands[s] = cards
+    hands = seat_hands(view, seat, others, dealt)
     return PossumState(
         options=opts,
         seed=rng.getrandbits(32),  # the seed of reshuffles to come is unknown too
@@ -136,9 +144,7 @@ def bigtwo_world(view: View, seat: int, rng: random.Random) -> BigTwoState:
         dealt[-1].append(THREE_OF_CLUBS)
     else:
         dealt = deal_out(pool, [counts[s] for s in others] + [buried], rng)
-    hands = [list(view["hand"]) if s == seat else [] for s in range(len(counts))]
-    for s, cards in zip(others, dealt[:-1], strict=True):
-        hands[s] = cards
+    hands = seat_hands(view, seat, others, dealt[:-1])
     return BigTwoState(
         options=BigTwoOptions(pass_locks=view["options"]["pass_locks"]),
         seed=0,
@@ -187,9 +193,7 @@ def possession_world(view: View, seat: int, rng: random.Random) -> PossessionSta
         *dealt, buried, stock = deal_out(pool, sizes, rng)
         if rules.open_pile or ajar_depth([*buried, *shown_pile]) == len(shown_pile):
             break  # the buried cards do not lengthen the run the view shows open
-    hands = [list(view["hand"]) if s == seat else [] for s in range(view["seats"])]
-    for s, cards in zip(others, dealt, strict=True):
-        hands[s] = cards
+    hands = seat_hands(view, seat, others, dealt)
     ids = [int(p.id[1:]) for p in props if p.id[1:].isdigit()]
     return PossessionState(
         rules=rules,
@@ -252,9 +256,7 @@ def posso_world(view: View, seat: int, rng: random.Random) -> PossoState:
         raise Unaccounted(f"{markers} cards for {len(phantoms)} phantoms")
     sizes = [counts[x] for x in others] + [1] * len(phantoms) + [buried, view["stack_count"]]
     dealt = deal_out(pool, sizes, rng)
-    hands = [list(view["hand"]) if x == seat else [] for x in range(seats)]
-    for x, cards in zip(others, dealt, strict=False):
-        hands[x] = cards
+    hands = seat_hands(view, seat, others, dealt[: len(others)])
     marker_cards: list[list[str]] = [[] for _ in ring]
     for pos, cards in zip(phantoms, dealt[len(others) :], strict=False):
         marker_cards[pos] = cards
