@@ -74,9 +74,7 @@ def deal_out(pool: list[str], sizes: list[int], rng: random.Random) -> list[list
     return out
 
 
-def seat_hands(
-    view: View, seat: int, others: list[int], dealt: list[list[str]]
-) -> list[list[str]]:
+def seat_hands(view: View, seat: int, others: list[int], dealt: list[list[str]]) -> list[list[str]]:
     """Every seat's hand: the seat's own from its view, the others as dealt."""
     hands = [list(view["hand"]) if s == seat else [] for s in range(len(view["counts"]))]
     for s, cards in zip(others, dealt, strict=True):

@@ -8,7 +8,7 @@ import pytest
 
 from app.bots import BOTS, RandomBot, bot_for
 from app.bots.levels import EasyBot
-from app.bots.search import SearchBot
+from app.bots.search import HEURISTIC_IS_STRONGER, SearchBot
 from app.games import GAMES
 
 
@@ -19,8 +19,11 @@ def test_levels_give_the_bots_they_name() -> None:
         assert isinstance(bot_for(name, "easy"), EasyBot)
         assert isinstance(bot_for(name, "random"), RandomBot)
         strong = bot_for(name, "strong", playouts=7)
-        assert isinstance(strong, SearchBot)
-        assert strong.playouts == 7
+        if name in HEURISTIC_IS_STRONGER:
+            assert strong is BOTS[name]
+        else:
+            assert isinstance(strong, SearchBot)
+            assert strong.playouts == 7
     assert isinstance(bot_for("no such game", "strong"), RandomBot)
     with pytest.raises(ValueError, match="unknown bot level"):
         bot_for("possum", "grandmaster")

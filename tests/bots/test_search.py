@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.bots.levels import bot_for, heuristic_for
-from app.bots.search import SearchBot, evident_best, strong_bot
+from app.bots.search import SearchBot, evident_best, search_bot
 from app.bots.worlds import SAMPLERS
 from app.games import GAMES
 from tests.bots.test_worlds import positions
@@ -25,7 +25,7 @@ GAMES_WITH_SEARCH = [
 def decisions(game_name: str, seats: int, options: dict[str, Any], seed: int) -> list[Any]:
     """States where the heuristic's move is not the only candidate."""
     game = GAMES[game_name]
-    bot = strong_bot(game_name, heuristic_for(game_name), 8)
+    bot = search_bot(game_name, heuristic_for(game_name), 8)
     assert isinstance(bot, SearchBot)
     out = []
     for state, seat in positions(game_name, seats, options, seed):
@@ -44,7 +44,7 @@ def test_same_view_over_other_hidden_cards_gives_the_same_choice(
     a real state with the same view and other hidden cards); the strong bot,
     given the same seed, chooses the same, so nothing hidden reaches it."""
     game = GAMES[game_name]
-    bot = strong_bot(game_name, heuristic_for(game_name), 16)
+    bot = search_bot(game_name, heuristic_for(game_name), 16)
     assert isinstance(bot, SearchBot)
     bot.wall_cap = float("inf")  # a loaded test machine must not cut a search short
     seed = 5
@@ -69,7 +69,7 @@ def test_same_seed_same_choice_and_always_legal(
     game_name: str, seats: int, options: dict[str, Any]
 ) -> None:
     game = GAMES[game_name]
-    bot = bot_for(game_name, "strong", 12)
+    bot = search_bot(game_name, heuristic_for(game_name), 12)
     assert isinstance(bot, SearchBot)
     bot.wall_cap = float("inf")
     for state, seat in decisions(game_name, seats, options, 2)[:5]:
@@ -82,7 +82,7 @@ def test_same_seed_same_choice_and_always_legal(
 def test_past_the_wall_cap_it_plays_the_heuristic_move() -> None:
     game_name = "bigtwo"
     game = GAMES[game_name]
-    bot = strong_bot(game_name, heuristic_for(game_name), 10_000)
+    bot = search_bot(game_name, heuristic_for(game_name), 10_000)
     assert isinstance(bot, SearchBot)
     bot.wall_cap = 0.0
     for state, seat in decisions(game_name, 4, {}, 3)[:4]:
@@ -102,7 +102,8 @@ def test_the_heuristic_move_stands_unless_another_is_evidently_better() -> None:
 @pytest.mark.parametrize(("game_name", "seats", "options"), GAMES_WITH_SEARCH)
 def test_a_strong_seat_finishes_games(game_name: str, seats: int, options: dict[str, Any]) -> None:
     game = GAMES[game_name]
-    strong = bot_for(game_name, "strong", 4)
+    strong = search_bot(game_name, heuristic_for(game_name), 4)
+    assert strong is not None
     normal = bot_for(game_name)
     seed = 11
     rng = random.Random(seed)
