@@ -93,6 +93,8 @@ export function updateMoreCue(felt) {
     cue = h("button.morecue", {
       type: "button",
       dataset: { key: "morecue" },
+      "data-keep": "", // put in after drawing: a redraw keeps it
+
       onclick: () => felt.scrollTo({ top: felt.scrollHeight, behavior: smooth ? "smooth" : "auto" }),
     }, "▾ More of the table is behind your hand: show it");
     panel.prepend(cue);

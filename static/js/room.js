@@ -2,7 +2,7 @@
 // hands the felt to the table module of the room's game. Table modules are
 // plain functions of a context object; they keep their own UI state (picked
 // cards, melds being arranged) in ctx.ui, which survives new views.
-import { h, mount, toast, $, rememberFocus, restoreFocus } from "./dom.js";
+import { h, mount, patch, toast, $, rememberFocus, restoreFocus } from "./dom.js";
 import { seatFor, forgetSeat, pref, setPref } from "./api.js";
 import { RoomSocket } from "./net.js";
 import { showJoin, lobbyPanel, seatsPanel, loadGames, claimSeat } from "./lobby.js";
@@ -355,7 +355,7 @@ class RoomPage {
     }
     const felt = this.shell.felt;
     felt.className = `felt game-${this.view.room.game} ${this.view.room.status}`;
-    mount(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
+    patch(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
     restoreFocus(focus, felt);
     requestAnimationFrame(() => updateMoreCue(felt));
   }
@@ -423,9 +423,9 @@ class RoomPage {
     const list = this.tabsFor();
     if (!list.find(([k]) => k === this.tab)) this.tab = "log";
     const unread = tabs.querySelector(".unread")?.dataset.tab;
-    mount(tabs, list.map(([k, label]) =>
+    patch(tabs, list.map(([k, label]) =>
       h("button.tab", {
-        role: "tab", "aria-selected": String(k === this.tab), dataset: { tab: k },
+        role: "tab", "aria-selected": String(k === this.tab), dataset: { tab: k, key: `tab:${k}` },
         class: k === unread && k !== this.tab ? "unread" : null,
         onclick: () => {
           if (k === this.tab && document.body.classList.contains("side-open")) document.body.classList.remove("side-open");
@@ -446,7 +446,11 @@ class RoomPage {
       }
       content = this.playersEl;
     }
-    if (body.firstChild !== content) {
+    const kept = [this.chat.el, this.log.el, this.playersEl];
+    if (this.tab === "sheet" && body.firstChild && !kept.includes(body.firstChild)) {
+      // drawn afresh from each view: patched, so a tap on it is not lost
+      patch(body, content);
+    } else if (body.firstChild !== content) {
       const focus = rememberFocus();
       mount(body, content);
       restoreFocus(focus);

@@ -237,12 +237,21 @@ const handObserver = window.ResizeObserver
 
 function fitHand(row, n) {
   row.dataset.n = String(n);
+  // A redraw patches the live row: it keeps its measured spacing (which this
+  // new row cannot know yet) until the next frame measures again, so no card
+  // moves under a finger in between.
+  row._beforePatch = (live) => {
+    const step = live.style.getPropertyValue("--step");
+    if (step) row.style.setProperty("--step", step);
+    if (live.classList.contains("wrap")) row.classList.add("wrap");
+  };
   requestAnimationFrame(() => {
-    layoutHand(row);
-    // Forget rows that left the page, watch the new one.
+    // The rows on the page now (the patched live ones), not this drawing's.
+    const rows = document.querySelectorAll(".hand[data-n]");
+    for (const r of rows) layoutHand(r);
     if (handObserver) {
       handObserver.disconnect();
-      for (const r of document.querySelectorAll(".hand[data-n]")) handObserver.observe(r);
+      for (const r of rows) handObserver.observe(r);
     }
   });
 }

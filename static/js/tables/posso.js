@@ -112,12 +112,16 @@ export function render(ctx) {
     const handCards = keyed(hand).filter((x) => !stagedKeys.has(x.key)).map((x) => x.code);
     const lit = litCards(ctx, { down, picked, mine });
     parts.push(myArea(ctx, me, { mine, badge: { extra: seatChips(ctx, me) } },
-      mineAsk,
       actionBar(ctx, buttons, hint || (g.over ? "" : mine ? "" : waitingText(ctx))),
       staging,
+      // Right above the hand: what changes above it as the others move
+      // (the hint, their chips) cannot shift these buttons under a finger.
+      mineAsk,
       handArea(ctx, handCards, {
         game: "posso",
-        selectable: mine && g.phase === "play",
+        // Cards may be picked ahead, while the others play: the picks wait
+        // for the turn (a discard chosen early, a meld half made).
+        selectable: !ctx.readonly && !g.over,
         // Once down, cards go onto melds one at a time: a new pick replaces the old.
         onPick: down ? (key) => { if (ui.selected.includes(key)) ui.selected = [key]; } : undefined,
         playable: lit ? (c) => lit.has(c) : null,
