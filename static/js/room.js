@@ -3,7 +3,7 @@
 // plain functions of a context object; they keep their own UI state (picked
 // cards, melds being arranged) in ctx.ui, which survives new views.
 import { h, mount, patch, toast, $, rememberFocus, restoreFocus } from "./dom.js";
-import { seatFor, forgetSeat, pref, setPref } from "./api.js";
+import { seatFor, forgetSeat, pref, setPref, loadSite } from "./api.js";
 import { RoomSocket } from "./net.js";
 import { showJoin, lobbyPanel, seatsPanel, loadGames, claimSeat } from "./lobby.js";
 import { localTimer } from "./timer.js";
@@ -103,6 +103,9 @@ class RoomPage {
       this.games = g;
       if (this.view && this.isLobby()) this.render();
     }).catch(() => {});
+    loadSite().then(() => {
+      if (this.view && this.isLobby()) this.render();
+    });
     this.onVisible = () => {
       if (document.visibilityState === "visible") this.socket.reconnectNow();
     };
