@@ -237,7 +237,7 @@ export function describe(e, ctx) {
     case "went_down":
       return { text: `${who} went down: ${e.melds.map((m) => cardsText(m.cards)).join(" | ")}.`, cls: "big" };
     case "played_on":
-      return `${who} played ${cardsText(e.cards)} on ${e.meld.owner === ctx.me ? "your" : `${ctx.seatName(e.meld.owner)}'s`} ${e.meld.kind === "run" ? "run" : "set"}.`;
+      return `${who} played ${cardsText(e.cards)} on ${e.meld.owner === e.seat ? (e.seat === ctx.me ? "your own" : "their own") : e.meld.owner === ctx.me ? "your" : `${ctx.seatName(e.meld.owner)}'s`} ${e.meld.kind === "run" ? "run" : "set"}.`;
     case "swapped_wild":
       return `${who} swapped ${cardsText([e.card])} for the ${cardsText([e.wild])}, which moved to the ${e.end} end.`;
     case "discarded":
