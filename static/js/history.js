@@ -4,6 +4,7 @@
 import { h, mount, toast } from "./dom.js";
 import { api } from "./api.js";
 import { cardsText } from "./cards.js";
+import { icon } from "./icons.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
 import { logPanel } from "./log.js";
 
@@ -66,7 +67,7 @@ export function showHistory(app) {
 }
 
 function gameRow(g) {
-  const players = g.seats.map((s) => s.name + (s.is_bot ? " 🤖" : "")).join(", ");
+  const players = g.seats.flatMap((s, i) => [i ? ", " : "", s.name, s.is_bot ? [" ", icon("bot", "bot")] : ""]);
   const result = g.status !== "finished" ? "still being played" : g.my_place ? `you were ${ORD(g.my_place)}` : "finished";
   return h("tr",
     h("td", when(g.finished_at || g.started_at)),

@@ -2,6 +2,7 @@
 // hands the felt to the table module of the room's game. Table modules are
 // plain functions of a context object; they keep their own UI state (picked
 // cards, melds being arranged) in ctx.ui, which survives new views.
+import { drawFelt } from "./felt.js";
 import { h, mount, patch, toast, $, rememberFocus, restoreFocus } from "./dom.js";
 import { seatFor, forgetSeat, pref, setPref, loadSite } from "./api.js";
 import { RoomSocket } from "./net.js";
@@ -333,11 +334,13 @@ class RoomPage {
       // tabindex -1: the focus can rest on the table itself (see restoreFocus)
       const felt = h("section.felt", { id: "felt", "aria-label": "Card table", tabindex: -1 });
       const tabs = h("div.tabs", { role: "tablist" });
-      const body = h("div.tabbody");
+      // focusable: the keyboard can scroll a long log or score sheet
+      const body = h("div.tabbody", { role: "tabpanel", tabindex: 0, "aria-label": "Side panel" });
       const side = h("aside.side", tabs, body);
       const root = h("div.room", felt, side);
       mount(this.app, root);
-      felt.addEventListener("scroll", () => updateMoreCue(felt), { passive: true });
+      // the table area scrolls inside the felt (scroll events do not bubble)
+      felt.addEventListener("scroll", () => updateMoreCue(felt), { passive: true, capture: true });
       if (window.ResizeObserver) new ResizeObserver(() => updateMoreCue(felt)).observe(felt);
       this.shell = { root, felt, tabs, body, side, tabName: null };
     }
@@ -358,7 +361,7 @@ class RoomPage {
     }
     const felt = this.shell.felt;
     felt.className = `felt game-${this.view.room.game} ${this.view.room.status}`;
-    patch(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
+    drawFelt(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
     restoreFocus(focus, felt);
     requestAnimationFrame(() => updateMoreCue(felt));
   }

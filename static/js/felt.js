@@ -1,0 +1,12 @@
+// The felt's layout, shared by the room and anything else that draws a table:
+// the table above, the player's own area (questions, buttons, hand) below it,
+// never over it. The table keeps the height the area leaves and scrolls on
+// its own when it must (a big table), so nothing lies behind the hand.
+import { h, patch } from "./dom.js";
+
+/** Patch `felt` to show a table module's drawing (plus `extra`, e.g. the result). */
+export function drawFelt(felt, content, ...extra) {
+  const mine = content?.querySelector?.(":scope > .mearea") || null;
+  if (mine) mine.remove();
+  return patch(felt, h("div.tablearea", content), mine, ...extra);
+}
