@@ -62,6 +62,7 @@ class RoomPage {
     this.log = logPanel();
     this.chat = chatPanel((text) => this.socket.cmd({ type: "chat", text }));
     this.lastEvents = [];
+    this.lastMoves = {}; // seat -> {text, n}: each seat's last move, for its badge
     this.cue = new TurnCue();
     for (const line of this.saved.log || []) this.log.add(line.text, line.cls);
     for (const line of this.saved.chat || []) this.chat.addRaw(line);
@@ -209,6 +210,7 @@ class RoomPage {
         // the new game's table is loaded.
         this.table = null;
         this.lastEvents = [];
+        this.lastMoves = {};
       }
     } else if (!this.table) {
       // The table module loads with the first view; describe these then.
@@ -220,6 +222,11 @@ class RoomPage {
       if (d) {
         text = typeof d === "string" ? d : d.text;
         cls = typeof d === "string" ? "" : d.cls || "";
+        // Each seat's last move stays on its seat until its next one; only
+        // what the whole table saw (a private event is addressed to a seat).
+        if (typeof event.seat === "number" && (event.to === null || event.to === undefined)) {
+          this.lastMoves[event.seat] = { text, n: (this.moveCount = (this.moveCount || 0) + 1) };
+        }
       }
       this.lastEvents.push(event);
       if (this.lastEvents.length > 30) this.lastEvents.shift();
@@ -249,6 +256,7 @@ class RoomPage {
       timer: this.timer,
       ui: this.ui,
       events: this.lastEvents,
+      lastMoves: this.lastMoves,
       socket: this.socket,
       name(seat) {
         if (seat === null || seat === undefined) return "—";

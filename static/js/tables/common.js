@@ -98,7 +98,20 @@ export function seatBadge(ctx, seat, { extra = null, count = null, showFan = tru
     showFan && n > 0 ? backsFan(n, 8) : null,
     h("span.count", { "aria-hidden": "true" }, String(n)),
     extra,
-  ));
+  ),
+  lastMoveLine(ctx, seat));
+}
+
+/** What this seat did last, kept until its next move; the latest mover's
+ * seat flashes once (not under prefers-reduced-motion). */
+function lastMoveLine(ctx, seat) {
+  const moves = ctx.lastMoves;
+  const m = moves?.[seat];
+  if (!m || seat === ctx.me) return null;
+  const latest = Math.max(...Object.values(moves).map((x) => x.n)) === m.n;
+  const who = `${ctx.name(seat)} `;
+  const text = m.text.startsWith(who) ? m.text.slice(who.length) : m.text;
+  return h("div.lastmove", { class: latest ? "latest" : null, title: m.text }, text.replace(/\.$/, ""));
 }
 
 /**
