@@ -8,5 +8,15 @@ import { h, patch } from "./dom.js";
 export function drawFelt(felt, content, ...extra) {
   const mine = content?.querySelector?.(":scope > .mearea") || null;
   if (mine) mine.remove();
-  return patch(felt, h("div.tablearea", content), mine, ...extra);
+  // A big hand scrolls within its panel: a question appearing above it must
+  // not push the cards down under a finger, so the hand is held where it was.
+  const hand = felt.querySelector(":scope > .mearea .hand");
+  const y0 = hand ? hand.getBoundingClientRect().top : null;
+  patch(felt, h("div.tablearea", content), mine, ...extra);
+  const panel = felt.querySelector(":scope > .mearea");
+  if (hand && hand.isConnected && panel && panel.scrollHeight > panel.clientHeight) {
+    const dy = hand.getBoundingClientRect().top - y0;
+    if (dy) panel.scrollTop += dy;
+  }
+  return felt;
 }
