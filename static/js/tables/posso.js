@@ -20,6 +20,10 @@ export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
 
 // ---- the table ----
 
+// Drawing keeps the cards picked ahead (while the others played): they were
+// chosen for this turn. Only a discard or a meld uses them up.
+const KEEP_PICKS = { keepSelection: true };
+
 export function render(ctx) {
   const g = ctx.game;
   const ui = ctx.ui;
@@ -51,14 +55,14 @@ export function render(ctx) {
   const piles = h("div.piles",
     stackEl(g.stack_count, {
       label: "Stack",
-      onclick: canStack ? () => send(ctx, { type: "draw", source: "stack" }) : undefined,
+      onclick: canStack ? () => send(ctx, { type: "draw", source: "stack" }, KEEP_PICKS) : undefined,
       playable: canStack,
       hint: canStack ? "Draw the top card" : null,
     }),
     pileEl(g.pile_top, {
       label: g.dead_card ? "Pile (dead)" : "Pile",
       count: g.pile_size,
-      onclick: canPile ? () => send(ctx, { type: "draw", source: "pile" }) : undefined,
+      onclick: canPile ? () => send(ctx, { type: "draw", source: "pile" }, KEEP_PICKS) : undefined,
       playable: canPile,
     }),
   );
@@ -88,8 +92,8 @@ export function render(ctx) {
     const buttons = [];
     let hint = "";
     if (mine && g.phase === "draw") {
-      buttons.push(btn("Draw from stack", () => send(ctx, { type: "draw", source: "stack" }), { primary: true, disabled: !canStack, key: "draw-stack" }));
-      buttons.push(btn(g.pile_top ? `Take ${cardsText([g.pile_top])}` : "Take pile", () => send(ctx, { type: "draw", source: "pile" }), { disabled: !canPile, key: "draw-pile", title: g.dead_card ? "The pile card is dead after a Posso" : null }));
+      buttons.push(btn("Draw from stack", () => send(ctx, { type: "draw", source: "stack" }, KEEP_PICKS), { primary: true, disabled: !canStack, key: "draw-stack" }));
+      buttons.push(btn(g.pile_top ? `Take ${cardsText([g.pile_top])}` : "Take pile", () => send(ctx, { type: "draw", source: "pile" }, KEEP_PICKS), { disabled: !canPile, key: "draw-pile", title: g.dead_card ? "The pile card is dead after a Posso" : null }));
       hint = g.dead_card ? "The pile is dead after that Posso: draw from the stack." : "Start your turn: draw from the stack or take the pile card.";
     } else if (mine && g.phase === "play") {
       if (!down) {
