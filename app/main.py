@@ -264,8 +264,9 @@ def create_app(
     app.state.rooms = manager
 
     @app.get("/api/health")
-    async def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health() -> dict[str, str | None]:
+        # public_url: where invite links point (PUBLIC_URL), null when unset
+        return {"status": "ok", "public_url": settings.public_url.rstrip("/") or None}
 
     @app.get("/api/games")
     async def games() -> list[dict[str, Any]]:

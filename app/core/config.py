@@ -20,6 +20,10 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     data_dir: Path = Path("data")
+    #: the address friends reach the card room at, e.g. http://192.168.1.20:8000
+    #: or https://cards.example.org: invite links are built on it. Empty: the
+    #: address the host's own browser used (fine when everyone uses the same).
+    public_url: str = Field(default="", pattern=r"^(https?://[^\s/?#]+(/[^\s?#]*)?)?$")
     #: SQLite under data_dir unless set, e.g. postgresql+asyncpg://user@host/db
     database_url: str = ""
     #: Redis for several processes; empty = everything in this process

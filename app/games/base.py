@@ -120,14 +120,53 @@ def check_held(hand: Sequence[str], chosen: Sequence[str]) -> None:
         raise IllegalAction("not_in_hand", "; ".join(problems))
 
 
+#: what a value must be, in plain words, by pydantic's error type (its own
+#: messages, "Input should be less than or equal to 10", are for programmers)
+_MUST_BE: dict[str, str] = {
+    "less_than_equal": "at most {le}",
+    "greater_than_equal": "at least {ge}",
+    "less_than": "below {lt}",
+    "greater_than": "above {gt}",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a number",
+    "bool_type": "on or off",
+    "bool_parsing": "on or off",
+    "string_type": "text",
+    "literal_error": "one of {expected}",
+    "enum": "one of {expected}",
+}
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _plain(e: Any) -> str:
+    name = str(e["loc"][0]) if e["loc"] else ""
+    label = _label(name) if name else "These options"
+    kind = e["type"]
+    ctx = {k: str(v).replace("_", " ") for k, v in (e.get("ctx") or {}).items()}
+    if kind == "extra_forbidden":
+        return f"{label}: unknown option"
+    if name == "first_dealer" and kind in ("less_than_equal", "greater_than_equal"):
+        # seats are shown numbered from 1; the option counts from 0
+        top = f", 1 to {int(e['ctx']['le']) + 1}" if "le" in (e.get("ctx") or {}) else ""
+        return f"{label}: must be one of the seats{top}"
+    if kind == "missing":
+        return f"{label}: needed"
+    template = _MUST_BE.get(kind)
+    if template is None:
+        return f"{label}: not a value it can take"
+    return f"{label}: must be {template.format(**ctx)}"
+
+
 def describe_validation_error(err: ValidationError) -> str:
-    """One readable line per problem, e.g. "decks: Input should be ..."."""
-    parts = []
-    for e in err.errors():
-        where = ".".join(str(x) for x in e["loc"]) or "options"
-        msg = "unknown option" if e["type"] == "extra_forbidden" else e["msg"]
-        parts.append(f"{where}: {msg}")
-    return "; ".join(parts)
+    """One line per problem in plain words, e.g. "Start hand: must be at most 10"."""
+    return "; ".join(_plain(e) for e in err.errors())
 
 
 class Game(ABC, Generic[S]):
@@ -154,7 +193,7 @@ class Game(ABC, Generic[S]):
             return self.Options.model_validate(options or {})
         except ValidationError as err:
             problems = describe_validation_error(err)
-            raise ValueError(f"bad options for {self.name}: {problems}") from None
+            raise ValueError(f"{self.title} house rules: {problems}") from None
 
     def check_seats(self, seats: int) -> None:
         if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
@@ -170,7 +209,11 @@ class Game(ABC, Generic[S]):
         if chosen is None:
             return rng_for(seed, "first_dealer").randrange(seats)
         if not 0 <= chosen < seats:
-            raise ValueError(f"first_dealer must be a seat from 0 to {seats - 1}, not {chosen}")
+            # the option counts seats from 0; people see them numbered from 1
+            raise ValueError(
+                f"the first dealer must be one of the {seats} seats at this table "
+                f"(1 to {seats}), not seat {chosen + 1}"
+            )
         return chosen
 
     @abstractmethod

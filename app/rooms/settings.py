@@ -69,4 +69,5 @@ def parse_settings(raw: Any, base: RoomSettings | None = None) -> RoomSettings:
     try:
         return RoomSettings.model_validate(merged)
     except ValidationError as err:
-        raise RoomError("bad_settings", f"bad settings: {describe_validation_error(err)}") from None
+        problems = describe_validation_error(err)
+        raise RoomError("bad_settings", f"room settings: {problems}") from None

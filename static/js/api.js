@@ -88,4 +88,25 @@ export function codeFromInput(text) {
   return (m ? m[1] : t).replace(/[\s-]+/g, "").toUpperCase();
 }
 
-export const inviteLink = (code) => `${location.origin}/r/${code}`;
+let publicBase = null;
+let siteLoaded = null;
+
+/** The server's PUBLIC_URL (GET /api/health), once per page: invite links use it. */
+export function loadSite() {
+  siteLoaded ||= api("/api/health").then((r) => {
+    publicBase = r.public_url || null;
+  }).catch(() => {});
+  return siteLoaded;
+}
+
+export const inviteLink = (code) => `${publicBase || location.origin}/r/${code}`;
+
+/** Does this link only work on the machine it was made on? */
+export function isLocalLink(link) {
+  try {
+    const host = new URL(link).hostname.replace(/^\[|\]$/g, "");
+    return host === "localhost" || host.endsWith(".localhost") || host === "::1" || host === "0.0.0.0" || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}

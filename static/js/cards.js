@@ -1,7 +1,7 @@
 // Cards: parsing codes, names for screen readers, sorting, and drawing them as
 // inline SVG (suit shapes come from the sprite in index.html, so nothing is
 // fetched from elsewhere and every card scales crisply on any screen).
-import { h, svg } from "./dom.js";
+import { h, svg, on } from "./dom.js";
 
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 export const SUITS = ["C", "D", "H", "S"];
@@ -203,7 +203,7 @@ export function cardEl(code, opts = {}) {
   let el;
   if (interactive) {
     el = h("button", { ...attrs, type: "button", "aria-pressed": opts.selected ? "true" : "false" });
-    el.addEventListener("click", (e) => opts.onclick(e, code));
+    on(el, "click", (e) => opts.onclick(e, code));
   } else {
     el = h("div", { ...attrs, role: "img" });
   }

@@ -73,15 +73,16 @@ export function soundToggle(rerender) {
       if (!on) chime(); // let the player hear what they switched on
       rerender();
     },
-  }, on ? "♪ Sound on" : "♪ Sound off");
+    "aria-label": on ? "Sound on" : "Sound off",
+  }, "♪", h("span.sndword", on ? " Sound on" : " Sound off"));
 }
 
-/** On a small screen the hand panel is pinned to the bottom of the table and
- * covers whatever lies behind it until the table is scrolled to its end: say
- * so, with a button that scrolls there. */
+/** A table too big for the screen scrolls above the hand panel: say that more
+ * of it lies below, with a button that scrolls there. */
 export function updateMoreCue(felt) {
   const panel = felt.querySelector(".mearea");
-  const hidden = panel && felt.scrollHeight - felt.clientHeight - felt.scrollTop > 24;
+  const area = felt.querySelector(".tablearea") || felt;
+  const hidden = panel && area.scrollHeight - area.clientHeight - area.scrollTop > 24;
   let cue = felt.querySelector(".morecue");
   if (!hidden) {
     cue?.remove();
@@ -93,8 +94,10 @@ export function updateMoreCue(felt) {
     cue = h("button.morecue", {
       type: "button",
       dataset: { key: "morecue" },
-      onclick: () => felt.scrollTo({ top: felt.scrollHeight, behavior: smooth ? "smooth" : "auto" }),
-    }, "▾ More of the table is behind your hand: show it");
+      "data-keep": "", // put in after drawing: a redraw keeps it
+
+      onclick: () => area.scrollTo({ top: area.scrollHeight, behavior: smooth ? "smooth" : "auto" }),
+    }, "▾ More of the table below: show it");
     panel.prepend(cue);
   }
 }

@@ -1,5 +1,10 @@
 // Tiny DOM helpers. Text always goes in through textContent (never innerHTML),
 // so a player's name or chat line can never become markup.
+//
+// Pages describe what they show by building a fresh tree with h(); patch()
+// then brings the live tree to match it, so an element that is still there
+// between two drawings is the same element, never taken out of the page: a
+// button pressed while a view arrives keeps its press and gets its click.
 
 /**
  * h("div.seat.active", {onclick, "aria-label": "x", dataset: {...}}, child, "text", ...)
@@ -15,7 +20,7 @@ export function h(tag, attrs, ...children) {
   }
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    if (k.startsWith("on") && typeof v === "function") on(el, k.slice(2), v);
     else if (k === "dataset") Object.assign(el.dataset, v);
     else if (k === "style" && typeof v === "object") Object.assign(el.style, v);
     else if (k === "class") el.className += (el.className ? " " : "") + v;
@@ -39,6 +44,152 @@ export function append(el, children) {
 export function mount(el, ...children) {
   el.replaceChildren();
   return append(el, children);
+}
+
+// Handlers live in a table on the element and one listener per event type
+// reads it, so patch() can hand a kept element the new drawing's handlers
+// (which close over the new view) without adding or removing listeners.
+function dispatch(e) {
+  const f = this._on && this._on[e.type];
+  if (f) return f.call(this, e);
+  return undefined;
+}
+
+/** Listen for `type` on `el`; a later on() for the same type replaces it. */
+export function on(el, type, fn) {
+  const table = el._on || (el._on = {});
+  if (!(type in table)) el.addEventListener(type, dispatch);
+  table[type] = fn;
+  return el;
+}
+
+const keyOf = (node) => (node.nodeType === 1 ? node.getAttribute("data-key") || node.id || null : null);
+
+const BLOCKS = new Set(["DIV", "SECTION", "ASIDE", "NAV", "UL", "OL", "LI", "HEADER", "FOOTER", "P", "TABLE"]);
+
+/**
+ * Key the blocks that have no key of their own by their place: the nearest
+ * keyed ancestor's key, then each block's tag and first class (and which of
+ * its like it is). Matched by key, a block that a new panel now precedes is
+ * kept where it is, rather than morphed into that panel with the rest of
+ * the page rebuilt behind it (which is what loses a press).
+ */
+function autoKey(node, prefix) {
+  const seen = {};
+  let i = 0;
+  for (const c of node.children) {
+    i += 1;
+    const own = c.getAttribute("data-key");
+    if (own) {
+      autoKey(c, own);
+      continue;
+    }
+    if (c.namespaceURI !== XHTML) continue;
+    const cls = c.classList[0];
+    if (!cls || !BLOCKS.has(c.tagName)) {
+      autoKey(c, `${prefix}/${c.tagName}@${i}`);
+      continue;
+    }
+    const name = `${c.tagName}.${cls}`;
+    const n = seen[name] || 0;
+    seen[name] = n + 1;
+    const key = `${prefix}/${name}${n ? `#${n}` : ""}`;
+    c.setAttribute("data-key", key);
+    autoKey(c, key);
+  }
+}
+
+const XHTML = "http://www.w3.org/1999/xhtml";
+
+function patchAttributes(live, next) {
+  for (const a of [...live.attributes]) {
+    if (a.name !== "style" && !next.hasAttributeNS(a.namespaceURI, a.localName)) live.removeAttributeNS(a.namespaceURI, a.localName);
+  }
+  for (const a of next.attributes) {
+    if (a.name === "style") continue;
+    if (live.getAttributeNS(a.namespaceURI, a.localName) !== a.value) live.setAttributeNS(a.namespaceURI, a.name, a.value);
+  }
+  // Styles through the CSSOM: the page's Content-Security-Policy (style-src
+  // 'self') blocks writing a style attribute, not setting style properties.
+  if (live.style && next.style && live.style.cssText !== next.style.cssText) live.style.cssText = next.style.cssText;
+  // What a person is typing or ticking is theirs until they leave the field.
+  if ((live.tagName === "INPUT" || live.tagName === "TEXTAREA" || live.tagName === "SELECT") && document.activeElement !== live) {
+    if (live.value !== next.value) live.value = next.value;
+    if (live.checked !== next.checked) live.checked = next.checked;
+  }
+}
+
+function patchElement(live, next) {
+  if (next._beforePatch) next._beforePatch(live);
+  if (live._on) for (const type of Object.keys(live._on)) if (!next._on || !next._on[type]) live._on[type] = null;
+  if (next._on) for (const [type, fn] of Object.entries(next._on)) on(live, type, fn);
+  patchAttributes(live, next);
+  patchChildren(live, next);
+}
+
+/**
+ * Bring live's children to match next's. Keyed children match by key,
+ * others by tag in order. Children with no match leave first; the rest are
+ * then walked in order: a match already in place stays put (it is never
+ * taken out of the page, so a press on it survives), a new child goes in
+ * where it belongs, and only a child whose order really changed is moved.
+ */
+function patchChildren(live, next) {
+  const wanted = [...next.childNodes];
+  const keyed = new Map();
+  const loose = new Map();
+  for (const c of live.childNodes) {
+    const k = keyOf(c);
+    if (k) keyed.set(k, c);
+    else {
+      const sig = c.nodeType === 1 ? c.nodeName : `#${c.nodeType}`;
+      if (!loose.has(sig)) loose.set(sig, []);
+      loose.get(sig).push(c);
+    }
+  }
+  const pairs = wanted.map((w) => {
+    const k = keyOf(w);
+    let m = null;
+    if (k) {
+      m = keyed.get(k) || null;
+      if (m && m.nodeName !== w.nodeName) m = null;
+      if (m) keyed.delete(k);
+    } else {
+      const sig = w.nodeType === 1 ? w.nodeName : `#${w.nodeType}`;
+      m = loose.get(sig)?.shift() || null;
+    }
+    return [w, m];
+  });
+  const used = new Set(pairs.map(([, m]) => m).filter(Boolean));
+  for (const c of [...live.childNodes]) {
+    // Added by the page after drawing (the "more of the table" cue): kept.
+    if (!used.has(c) && !(c.nodeType === 1 && c.hasAttribute("data-keep"))) c.remove();
+  }
+  let cursor = live.firstChild;
+  for (const [w, m] of pairs) {
+    while (cursor && cursor !== m && cursor.nodeType === 1 && cursor.hasAttribute("data-keep")) cursor = cursor.nextSibling;
+    const node = m || w;
+    if (node === cursor) cursor = cursor.nextSibling;
+    else live.insertBefore(node, cursor);
+    if (!m) continue;
+    if (m.nodeType === 1) patchElement(m, w);
+    else if (m.nodeValue !== w.nodeValue) m.nodeValue = w.nodeValue;
+  }
+}
+
+/**
+ * Make the children of the live element `el` look like `children` (nodes,
+ * text, arrays), reusing every live element that still stands for the same
+ * thing: matched by data-key (or id) where given, else by place and tag.
+ * A new element may carry `_beforePatch(live)` to take over state that
+ * lives only on the page (a hand's measured card spacing).
+ */
+export function patch(el, ...children) {
+  const to = el.cloneNode(false);
+  append(to, children);
+  autoKey(to, "~");
+  patchChildren(el, to);
+  return el;
 }
 
 /** SVG element with attributes (SVG needs its namespace). */

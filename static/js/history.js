@@ -3,6 +3,8 @@
 // as live play (read-only).
 import { h, mount, toast } from "./dom.js";
 import { api } from "./api.js";
+import { cardsText } from "./cards.js";
+import { icon } from "./icons.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
 import { logPanel } from "./log.js";
 import { personLink, gameExports } from "./records.js";
@@ -66,7 +68,7 @@ export function showHistory(app) {
 }
 
 function gameRow(g) {
-  const players = g.seats.map((s, i) => [i ? ", " : "", personLink(s), s.is_bot ? " 🤖" : ""]);
+  const players = g.seats.flatMap((s, i) => [i ? ", " : "", personLink(s), s.is_bot ? [" ", icon("bot", "bot")] : ""]);
   const result = g.status !== "finished" ? "still being played" : g.my_place ? `you were ${ORD(g.my_place)}` : "finished";
   return h("tr",
     h("td", when(g.finished_at || g.started_at)),
@@ -186,7 +188,7 @@ export function replayViewer(box, facts) {
       const d = table.describe ? table.describe(e, ctx) : null;
       if (d) lines.push(typeof d === "string" ? d : d.text);
     }
-    if (s.action && !lines.length) lines.push(`${s.seat === null ? "Timer" : facts.seats[s.seat]?.name || `Seat ${s.seat + 1}`}: ${describeAction(s.action)}`);
+    if (s.action && !lines.length) lines.push(actionText(s.action, s.seat === null ? null : facts.seats[s.seat]?.name || `Seat ${s.seat + 1}`));
     if (step === 0) lines.push("The deal.");
     mount(events, lines.map((l) => h("li", l)));
   };
@@ -240,9 +242,30 @@ export function replayViewer(box, facts) {
   };
 }
 
-function describeAction(a) {
-  const bits = Object.entries(a).filter(([k]) => k !== "type").map(([k, v]) => `${k} ${Array.isArray(v) ? v.map((x) => (typeof x === "object" ? (x.cards || []).join(" ") : x)).join(", ") : typeof v === "object" ? JSON.stringify(v) : v}`);
-  return `${a.type.replace(/_/g, " ")}${bits.length ? ` (${bits.join("; ")})` : ""}`;
+// A step the game's own log lines leave unsaid (a pass in a Posso window
+// tells nothing to the table while it is open), in plain words.
+const ACTIONS = {
+  pass_posso: () => "passed on the Posso",
+  call_posso: () => "called Posso",
+  answer_posso: (a) => (a.allow ? "allowed the Posso" : "denied the Posso and took the card"),
+  cut: () => "cut the deck",
+  draw: (a) => (a.source === "pile" ? "took the pile card" : a.source === "stock" ? "drew from the stock" : "drew from the stack"),
+  discard: (a) => (a.card ? `discarded ${cardsText([a.card])}` : "discarded"),
+  go_down: () => "went down",
+  play_on: (a) => (a.cards?.length ? `played ${cardsText(a.cards)} on a meld` : "played on a meld"),
+  swap_wild: () => "swapped a wild",
+  play: (a) => (a.cards?.length ? `played ${cardsText(a.cards)}` : "played"),
+  pass: () => "passed",
+  meld: () => "laid down a property",
+  extend: () => "added to a property",
+  keep: () => "kept everything",
+  fold: () => "folded",
+};
+
+/** "Bot 3 passed on the Posso"; `who` null: the timer acted (time ran out). */
+export function actionText(action, who) {
+  const words = ACTIONS[action.type]?.(action) || action.type.replace(/_/g, " ");
+  return who === null ? `Time ran out: ${words}.` : `${who} ${words}.`;
 }
 
 /** A read-only context for the table modules. */

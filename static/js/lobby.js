@@ -1,7 +1,8 @@
 // The home page (open a room, join one by code or link) and the room's lobby
 // panel (invite link, seats, host controls, house rules).
+import { rulesLink } from "./rules.js";
 import { h, mount, toast } from "./dom.js";
-import { api, rememberSeat, savedName, rememberName, codeFromInput, inviteLink, seatFor } from "./api.js";
+import { api, rememberSeat, savedName, rememberName, codeFromInput, inviteLink, isLocalLink, seatFor } from "./api.js";
 import { cardEl } from "./cards.js";
 import { optionsForm, describeOptions } from "./options.js";
 import { go } from "./nav.js";
@@ -453,6 +454,12 @@ export function lobbyPanel(ctx, games) {
       linkInput,
       h("button", { onclick: copy, id: "copy-link" }, "Copy invite link"),
     ),
+    isLocalLink(link)
+      ? h("p.warn.localwarn", { role: "note" },
+          `This link points at this computer (${new URL(link).host}), so it only opens here. `
+          + "To let friends in, start the server with HOST=0.0.0.0 and set PUBLIC_URL to the address they reach it at (see the README, \"Let friends in\").")
+      : null,
+    h("p.rules-row", rulesLink(room.game, `How to play ${game?.title || room.title || room.game}`)),
     h("h3", { style: { marginTop: "14px" } }, `${room.title || room.game} · seats`),
     seatsPanel(ctx),
     opts.length ? h("ul.optsummary", opts.map((o) => h("li", o))) : h("p.muted", "Standard rules."),

@@ -10,6 +10,7 @@ import { showHistory, showGame } from "./history.js";
 import { showAccount } from "./account.js";
 import { showPerson, showVersus, showEvening, showSheets, showLoadReplay } from "./records.js";
 import { api } from "./api.js";
+import { showRules } from "./rules.js";
 import { go } from "./nav.js";
 
 let current = null; // the page's cleanup function
@@ -31,6 +32,8 @@ function route() {
     cleanup = showRoom(app, decodeURIComponent(room[1]));
   } else if (hash === "history") {
     cleanup = showHistory(app);
+  } else if (hash === "rules" || hash.startsWith("rules/")) {
+    cleanup = showRules(app, decodeURIComponent(hash.slice(6)));
   } else if (hash.startsWith("game/")) {
     cleanup = showGame(app, decodeURIComponent(hash.slice(5)));
   } else if (hash === "me") {

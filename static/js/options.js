@@ -14,7 +14,7 @@ const HELP = {
       "(or one more) pulls the dealer's score down to the leader's (to lead) or to zero (to win).",
     dead_card: "After a Posso, the next player may only draw from the stack.",
     no_posso_down: "Players who have gone down may not call Posso for the rest of the hand.",
-    first_dealer: "Who deals the first hand (seat number). Empty: drawn at random.",
+    first_dealer: "Who deals the first hand: seat 1, 2, … as the seats are numbered. Empty: drawn at random.",
   },
   possession: {
     open_pile: "Everyone may look through the whole discard pile, not just the ajar cards on top.",
@@ -91,6 +91,9 @@ const EMPTY = {
   reshuffles: "no limit",
   turn_timer: "none",
 };
+/** Options naming a seat: the form numbers seats from 1, as the table does. */
+const SEAT_NUMBERS = new Set(["first_dealer"]);
+
 const titleOf = (key, p) => TITLES[key] || p.title || key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 
 /**
@@ -129,11 +132,16 @@ export function optionsForm(game) {
           return v === undefined ? input.value : v;
         };
       } else if (p.type === "integer" || p.type === "number") {
+        // Seats are numbered from 1 on the page (Seat 1, Seat 2); the option
+        // counts from 0, so the form shows and reads a seat one higher.
+        const shift = SEAT_NUMBERS.has(key) ? 1 : 0;
+        const lo = p.minimum ?? p.exclusiveMinimum;
+        const hi = p.maximum ?? p.exclusiveMaximum;
         input = h("input", {
           type: "number", id, inputmode: "numeric",
-          min: p.minimum ?? p.exclusiveMinimum, max: p.maximum ?? p.exclusiveMaximum,
+          min: lo === undefined ? undefined : lo + shift, max: hi === undefined ? undefined : hi + shift,
           step: p.type === "integer" ? 1 : "any",
-          value: p.default ?? "",
+          value: p.default === null || p.default === undefined ? "" : p.default + shift,
           placeholder: p.nullable ? EMPTY[key] || "empty" : "",
         });
         read = () => {
@@ -145,7 +153,7 @@ export function optionsForm(game) {
           if (!Number.isFinite(n) || (p.type === "integer" && !Number.isInteger(n))) {
             throw new Error(`${titleOf(key, p)}: enter a whole number`);
           }
-          return n;
+          return n - shift;
         };
       } else {
         input = h("input", { type: "text", id, value: p.default ?? "" });
@@ -179,7 +187,9 @@ export function describeOptions(game, options) {
   for (const [k, v] of Object.entries(options || {})) {
     if (v === null || v === undefined) continue;
     const title = TITLES[k] || props[k]?.title || k.replace(/_/g, " ");
-    const shown = typeof v === "boolean" ? (v ? "on" : "off") : LABELS[game?.name]?.[k]?.[v] || String(v).replace(/_/g, " ");
+    const shown = typeof v === "boolean" ? (v ? "on" : "off")
+      : SEAT_NUMBERS.has(k) && typeof v === "number" ? `Seat ${v + 1}`
+        : LABELS[game?.name]?.[k]?.[v] || String(v).replace(/_/g, " ");
     lines.push(`${title}: ${shown}`);
   }
   return lines;

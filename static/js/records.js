@@ -5,6 +5,7 @@
 // record.
 import { h, mount } from "./dom.js";
 import { api } from "./api.js";
+import { icon } from "./icons.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
 import { replayViewer } from "./history.js";
 
@@ -131,7 +132,7 @@ export function eveningEl(code) {
               h("thead", h("tr", h("th", "Player"), h("th", "Played"), h("th", "Won"), h("th", "Places"),
                 hasTally ? h("th", "Series") : null, hasPosso ? h("th", "Posso avg") : null)),
               h("tbody", r.league.map((row) => h("tr",
-                h("td", personLink(row), row.is_bot ? " 🤖" : ""), h("td", String(row.played)), h("td", String(row.won)),
+                h("td", personLink(row), row.is_bot ? [" ", icon("bot", "bot")] : ""), h("td", String(row.played)), h("td", String(row.won)),
                 h("td", placesText(row.places)),
                 hasTally ? h("td", String(row.tally ?? 0)) : null,
                 hasPosso ? h("td", row.posso ? String(row.posso.average ?? "–") : "") : null))))

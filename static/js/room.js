@@ -2,8 +2,9 @@
 // hands the felt to the table module of the room's game. Table modules are
 // plain functions of a context object; they keep their own UI state (picked
 // cards, melds being arranged) in ctx.ui, which survives new views.
-import { h, mount, toast, $, rememberFocus, restoreFocus } from "./dom.js";
-import { seatFor, forgetSeat, pref, setPref } from "./api.js";
+import { drawFelt } from "./felt.js";
+import { h, mount, patch, toast, $, rememberFocus, restoreFocus } from "./dom.js";
+import { seatFor, forgetSeat, pref, setPref, loadSite } from "./api.js";
 import { RoomSocket } from "./net.js";
 import { showJoin, lobbyPanel, seatsPanel, loadGames, claimSeat } from "./lobby.js";
 import { localTimer } from "./timer.js";
@@ -62,6 +63,7 @@ class RoomPage {
     this.log = logPanel();
     this.chat = chatPanel((text) => this.socket.cmd({ type: "chat", text }));
     this.lastEvents = [];
+    this.lastMoves = {}; // seat -> {text, n}: each seat's last move, for its badge
     this.cue = new TurnCue();
     for (const line of this.saved.log || []) this.log.add(line.text, line.cls);
     for (const line of this.saved.chat || []) this.chat.addRaw(line);
@@ -104,6 +106,9 @@ class RoomPage {
       this.games = g;
       if (this.view && this.isLobby()) this.render();
     }).catch(() => {});
+    loadSite().then(() => {
+      if (this.view && this.isLobby()) this.render();
+    });
     this.onVisible = () => {
       if (document.visibilityState === "visible") this.socket.reconnectNow();
     };
@@ -206,6 +211,7 @@ class RoomPage {
         // the new game's table is loaded.
         this.table = null;
         this.lastEvents = [];
+        this.lastMoves = {};
       }
     } else if (!this.table) {
       // The table module loads with the first view; describe these then.
@@ -217,6 +223,11 @@ class RoomPage {
       if (d) {
         text = typeof d === "string" ? d : d.text;
         cls = typeof d === "string" ? "" : d.cls || "";
+        // Each seat's last move stays on its seat until its next one; only
+        // what the whole table saw (a private event is addressed to a seat).
+        if (typeof event.seat === "number" && (event.to === null || event.to === undefined)) {
+          this.lastMoves[event.seat] = { text, n: (this.moveCount = (this.moveCount || 0) + 1) };
+        }
       }
       this.lastEvents.push(event);
       if (this.lastEvents.length > 30) this.lastEvents.shift();
@@ -246,6 +257,7 @@ class RoomPage {
       timer: this.timer,
       ui: this.ui,
       events: this.lastEvents,
+      lastMoves: this.lastMoves,
       socket: this.socket,
       name(seat) {
         if (seat === null || seat === undefined) return "—";
@@ -331,11 +343,13 @@ class RoomPage {
       // tabindex -1: the focus can rest on the table itself (see restoreFocus)
       const felt = h("section.felt", { id: "felt", "aria-label": "Card table", tabindex: -1 });
       const tabs = h("div.tabs", { role: "tablist" });
-      const body = h("div.tabbody");
+      // focusable: the keyboard can scroll a long log or score sheet
+      const body = h("div.tabbody", { role: "tabpanel", tabindex: 0, "aria-label": "Side panel" });
       const side = h("aside.side", tabs, body);
       const root = h("div.room", felt, side);
       mount(this.app, root);
-      felt.addEventListener("scroll", () => updateMoreCue(felt), { passive: true });
+      // the table area scrolls inside the felt (scroll events do not bubble)
+      felt.addEventListener("scroll", () => updateMoreCue(felt), { passive: true, capture: true });
       if (window.ResizeObserver) new ResizeObserver(() => updateMoreCue(felt)).observe(felt);
       this.shell = { root, felt, tabs, body, side, tabName: null };
     }
@@ -356,7 +370,7 @@ class RoomPage {
     }
     const felt = this.shell.felt;
     felt.className = `felt game-${this.view.room.game} ${this.view.room.status}`;
-    mount(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
+    drawFelt(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
     restoreFocus(focus, felt);
     requestAnimationFrame(() => updateMoreCue(felt));
   }
@@ -426,9 +440,9 @@ class RoomPage {
     const list = this.tabsFor();
     if (!list.find(([k]) => k === this.tab)) this.tab = "log";
     const unread = tabs.querySelector(".unread")?.dataset.tab;
-    mount(tabs, list.map(([k, label]) =>
+    patch(tabs, list.map(([k, label]) =>
       h("button.tab", {
-        role: "tab", "aria-selected": String(k === this.tab), dataset: { tab: k },
+        role: "tab", "aria-selected": String(k === this.tab), dataset: { tab: k, key: `tab:${k}` },
         class: k === unread && k !== this.tab ? "unread" : null,
         onclick: () => {
           if (k === this.tab && document.body.classList.contains("side-open")) document.body.classList.remove("side-open");
@@ -456,7 +470,11 @@ class RoomPage {
       }
       content = this.playersEl;
     }
-    if (body.firstChild !== content) {
+    const kept = [this.chat.el, this.log.el, this.playersEl];
+    if (this.tab === "sheet" && body.firstChild && !kept.includes(body.firstChild)) {
+      // drawn afresh from each view: patched, so a tap on it is not lost
+      patch(body, content);
+    } else if (body.firstChild !== content) {
       const focus = rememberFocus();
       mount(body, content);
       restoreFocus(focus);

@@ -2,6 +2,7 @@
 // line per hand with that hand's points and the running total underneath,
 // who went out, Posso tallies and cuts, the toilet over 500; plus a chart of
 // running totals across the ten hands with the 500 line.
+import { icon } from "./icons.js";
 import { h, svg } from "./dom.js";
 
 export const TOILET = 500;
@@ -131,7 +132,7 @@ export function sheetEl(sheet, opts = {}) {
     table.append(h("tfoot", h("tr",
       h("th.handcol", { scope: "row" }, "Total"),
       totals.map((t) => h("td", { class: [t === best ? "leader" : "", t > TOILET ? "toilet" : ""].join(" ").trim() || null },
-        String(t ?? ""), t > TOILET ? h("span.toiletmark", { title: "In the toilet (over 500)" }, " 🚽") : null)),
+        String(t ?? ""), t > TOILET ? h("span.toiletmark", " ", icon("toilet", "In the toilet (over 500)")) : null)),
     )));
   }
   return h("div.sheetbox",

@@ -99,7 +99,7 @@ def test_room_settings_schema_and_defaults(client: TestClient) -> None:
 
 
 def test_health_answers_and_the_api_map_is_hidden_by_default(client: TestClient) -> None:
-    assert client.get("/api/health").json() == {"status": "ok"}
+    assert client.get("/api/health").json() == {"status": "ok", "public_url": None}
     assert client.get("/docs").status_code == 404
     assert client.get("/openapi.json").status_code == 404
     paths = client.app.openapi()["paths"]  # type: ignore[attr-defined]
@@ -113,3 +113,15 @@ def test_the_api_map_is_served_when_the_setting_asks_for_it(
         assert c.get("/docs").status_code == 200
         paths = c.get("/openapi.json").json()["paths"]
         assert "/api/rooms" in paths and "/api/rooms/{code}/join" in paths
+
+
+def test_health_names_the_public_url_invite_links_use(tiny: None, records: MemoryRecords) -> None:
+    settings = Settings(public_url="https://cards.example.org/")
+    with TestClient(create_app(settings, records)) as c:
+        assert c.get("/api/health").json()["public_url"] == "https://cards.example.org"
+
+
+@pytest.mark.parametrize("url", ["cards.example.org", "ftp://cards.example.org", "http://a b"])
+def test_a_public_url_that_is_no_web_address_is_refused_at_start(url: str) -> None:
+    with pytest.raises(ValueError, match="public_url"):
+        Settings(public_url=url)

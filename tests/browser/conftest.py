@@ -125,12 +125,14 @@ class Pages:
         self.contexts: list[Any] = []
         self.errors: list[str] = []
 
-    def open(self, path: str = "/", *, phone: bool = False) -> Any:
+    def open(self, path: str = "/", *, phone: bool = False, **context: Any) -> Any:
+        """`context`: more browser-context options (e.g. bypass_csp=True)."""
         ctx = self.browser.new_context(
             viewport=PHONE if phone else LAPTOP,
             device_scale_factor=2 if phone else 1,
             is_mobile=phone,
             has_touch=phone,
+            **context,
         )
         ctx.set_default_timeout(15_000)
         self.contexts.append(ctx)

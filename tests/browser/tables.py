@@ -14,6 +14,7 @@ from typing import Any
 # the element with the same data-key, so keyboard tests see what a player does.
 HARNESS = """async () => {
   const { h, mount, rememberFocus, restoreFocus } = await import("/js/dom.js");
+  const { drawFelt } = await import("/js/felt.js");
   window.acted = [];
   window.refuse = null;
   window.draw = async (spec) => {
@@ -45,7 +46,7 @@ HARNESS = """async () => {
       cmd: () => Promise.resolve({}),
       rerender: () => {
         const kept = rememberFocus();
-        mount(felt, table.render(ctx));
+        drawFelt(felt, table.render(ctx));
         restoreFocus(kept, felt);
       },
       setSort: (by) => { ui.sort = by; ctx.rerender(); },
@@ -55,7 +56,7 @@ HARNESS = """async () => {
     ctx.rerender();
     restoreFocus(focus, felt);
     const { updateMoreCue } = await import("/js/cue.js");
-    felt.addEventListener("scroll", () => updateMoreCue(felt));
+    felt.addEventListener("scroll", () => updateMoreCue(felt), { capture: true });
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     updateMoreCue(felt);
   };

@@ -371,8 +371,9 @@ def test_melds_behind_the_hand_panel_are_hinted_and_reachable(pages: Pages, size
     cue.wait_for()
     shoot(page, f"issue21-4-melds-hint-{size}")
     cue.click()
+    # the table scrolls above the hand panel (which never covers it)
     page.wait_for_function(
-        "() => { const f = document.querySelector('.felt');"
+        "() => { const f = document.querySelector('.tablearea');"
         " return f.scrollHeight - f.clientHeight - f.scrollTop < 4; }"
     )
     page.wait_for_selector(".morecue", state="detached")

@@ -41,9 +41,11 @@ class PossoGame(Game[PossoState]):
         decks = opts.decks if opts.decks is not None else max(2, seats - 1)
         need = decks_needed(seats)
         if decks * CARDS_PER_DECK < need:
+            fewest = -(-need // CARDS_PER_DECK)
             raise ValueError(
-                f"{decks} deck(s) hold {decks * CARDS_PER_DECK} cards, but hand ten's deal for "
-                f"{seats} players needs {need}"
+                f"{decks} deck{'s' if decks != 1 else ''} cannot deal hand ten to {seats} players: "
+                f"it needs {need} cards and a deck holds {CARDS_PER_DECK}. Choose {fewest} decks "
+                "or more, or leave Decks empty"
             )
         dealer = self.choose_dealer(seats, seed, opts.first_dealer)
         ring: tuple[int | None, ...] = (0, None, 1, None) if seats == 2 else tuple(range(seats))

@@ -92,7 +92,8 @@ export function render(ctx) {
       actions,
       handArea(ctx, hand, {
         game: "bigtwo",
-        selectable: mine,
+        // Picks may be made ahead, while the others play.
+        selectable: !ctx.readonly && !g.over && !placeOf(me),
         playable: mine ? (c) => canComplete.has(c) : null,
         dimOthers: mine,
       })),

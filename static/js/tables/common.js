@@ -98,7 +98,20 @@ export function seatBadge(ctx, seat, { extra = null, count = null, showFan = tru
     showFan && n > 0 ? backsFan(n, 8) : null,
     h("span.count", { "aria-hidden": "true" }, String(n)),
     extra,
-  ));
+  ),
+  lastMoveLine(ctx, seat));
+}
+
+/** What this seat did last, kept until its next move; the latest mover's
+ * seat flashes once (not under prefers-reduced-motion). */
+function lastMoveLine(ctx, seat) {
+  const moves = ctx.lastMoves;
+  const m = moves?.[seat];
+  if (!m || seat === ctx.me) return null;
+  const latest = Math.max(...Object.values(moves).map((x) => x.n)) === m.n;
+  const who = `${ctx.name(seat)} `;
+  const text = m.text.startsWith(who) ? m.text.slice(who.length) : m.text;
+  return h("div.lastmove", { class: latest ? "latest" : null, title: m.text }, text.replace(/\.$/, ""));
 }
 
 /**
@@ -237,12 +250,21 @@ const handObserver = window.ResizeObserver
 
 function fitHand(row, n) {
   row.dataset.n = String(n);
+  // A redraw patches the live row: it keeps its measured spacing (which this
+  // new row cannot know yet) until the next frame measures again, so no card
+  // moves under a finger in between.
+  row._beforePatch = (live) => {
+    const step = live.style.getPropertyValue("--step");
+    if (step) row.style.setProperty("--step", step);
+    if (live.classList.contains("wrap")) row.classList.add("wrap");
+  };
   requestAnimationFrame(() => {
-    layoutHand(row);
-    // Forget rows that left the page, watch the new one.
+    // The rows on the page now (the patched live ones), not this drawing's.
+    const rows = document.querySelectorAll(".hand[data-n]");
+    for (const r of rows) layoutHand(r);
     if (handObserver) {
       handObserver.disconnect();
-      for (const r of document.querySelectorAll(".hand[data-n]")) handObserver.observe(r);
+      for (const r of rows) handObserver.observe(r);
     }
   });
 }

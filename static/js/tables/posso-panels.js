@@ -1,6 +1,6 @@
 // Posso's questions: the Posso window (call or pass), the answer (allow or
 // deny), the blind cut along the deck's edge, and the last hand's results.
-import { h } from "../dom.js";
+import { h, on } from "../dom.js";
 import { cardEl, sortCards } from "../cards.js";
 import { countdown } from "../timer.js";
 import { btn, send } from "./common.js";
@@ -16,15 +16,20 @@ export function possoPanel(ctx) {
   if (g.phase === "posso_window") {
     const waiting = !ctx.readonly && (p.waiting || []).includes(me);
     const called = (p.callers || []).includes(me);
-    const body = waiting
-      ? [h("span.q", "Posso? Take the "), card, h("span.q", " plus a penalty card from the stack."),
+    const callers = (p.callers || []).length ? h("span.muted-l", `Called: ${p.callers.map((s) => ctx.name(s)).join(", ")}`) : null;
+    if (waiting) {
+      // The buttons sit last, on a row of their own: news arriving above them
+      // (a call, the timer) never moves them while a finger is on one.
+      return h("div.callbar.asking", { role: "region", "aria-label": "Posso window" },
+        h("div.callq", h("span.q", "Posso? Take the "), card, h("span.q", " plus a penalty card from the stack."), t, callers),
+        h("div.btns",
           btn("Posso!", () => send(ctx, { type: "call_posso" }, { keepSelection: true }), { primary: true, key: "call-posso" }),
-          btn("Pass", () => send(ctx, { type: "pass_posso" }, { keepSelection: true }), { key: "pass-posso" })]
-      : [card, h("span", called ? "You called Posso: waiting for the others." : p.next === me
-          ? "Anyone may call Posso on this card before your turn."
-          : (p.eligible || []).includes(me) ? "You answered." : "Posso window open.")];
-    return h("div.callbar", { role: "region", "aria-label": "Posso window" }, body, t,
-      (p.callers || []).length ? h("span.muted-l", `Called: ${p.callers.map((s) => ctx.name(s)).join(", ")}`) : null);
+          btn("Pass", () => send(ctx, { type: "pass_posso" }, { keepSelection: true }), { key: "pass-posso" })));
+    }
+    const body = [card, h("span", called ? "You called Posso: waiting for the others." : p.next === me
+      ? "Anyone may call Posso on this card before your turn."
+      : (p.eligible || []).includes(me) ? "You answered." : "Posso window open.")];
+    return h("div.callbar", { role: "region", "aria-label": "Posso window" }, body, t, callers);
   }
   // Answer phase: the next player allows or denies the winning caller.
   if (p.next === me && !ctx.readonly) {
@@ -70,30 +75,33 @@ export function cutPanel(ctx) {
     "aria-valuetext": `${Math.round(ui.cutAt * 100)}% of the way along`,
     dataset: { key: "deckedge" },
   }, mark);
-  const set = (x) => {
+  // The handlers act on the live edge (e.currentTarget): a redraw keeps the
+  // element on the page and hands it these handlers, not this new tree.
+  const set = (live, x) => {
     ui.cutAt = Math.min(1, Math.max(0, x));
-    mark.style.left = `${ui.cutAt * 100}%`;
-    edge.setAttribute("aria-valuenow", String(Math.round(ui.cutAt * 100)));
-    edge.setAttribute("aria-valuetext", `${Math.round(ui.cutAt * 100)}% of the way along`);
+    live.querySelector(".mark").style.left = `${ui.cutAt * 100}%`;
+    live.setAttribute("aria-valuenow", String(Math.round(ui.cutAt * 100)));
+    live.setAttribute("aria-valuetext", `${Math.round(ui.cutAt * 100)}% of the way along`);
   };
   const fromEvent = (e) => {
-    const r = edge.getBoundingClientRect();
-    set((e.clientX - r.left) / r.width);
+    const r = e.currentTarget.getBoundingClientRect();
+    set(e.currentTarget, (e.clientX - r.left) / r.width);
   };
-  edge.addEventListener("pointerdown", (e) => {
-    edge.setPointerCapture?.(e.pointerId);
+  on(edge, "pointerdown", (e) => {
+    e.currentTarget.setPointerCapture?.(e.pointerId);
     fromEvent(e);
   });
-  edge.addEventListener("pointermove", (e) => {
+  on(edge, "pointermove", (e) => {
     if (e.buttons) fromEvent(e);
   });
   const doCut = () => send(ctx, { type: "cut", at: Math.round(ui.cutAt * 10000) / 10000 });
-  edge.addEventListener("keydown", (e) => {
+  on(edge, "keydown", (e) => {
     const step = e.shiftKey ? 0.05 : 0.01;
-    if (e.key === "ArrowLeft" || e.key === "ArrowDown") set(ui.cutAt - step);
-    else if (e.key === "ArrowRight" || e.key === "ArrowUp") set(ui.cutAt + step);
-    else if (e.key === "Home") set(0);
-    else if (e.key === "End") set(1);
+    const live = e.currentTarget;
+    if (e.key === "ArrowLeft" || e.key === "ArrowDown") set(live, ui.cutAt - step);
+    else if (e.key === "ArrowRight" || e.key === "ArrowUp") set(live, ui.cutAt + step);
+    else if (e.key === "Home") set(live, 0);
+    else if (e.key === "End") set(live, 1);
     else if (e.key === "Enter" || e.key === " ") doCut();
     else return;
     e.preventDefault();

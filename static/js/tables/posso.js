@@ -20,6 +20,10 @@ export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
 
 // ---- the table ----
 
+// Drawing keeps the cards picked ahead (while the others played): they were
+// chosen for this turn. Only a discard or a meld uses them up.
+const KEEP_PICKS = { keepSelection: true };
+
 export function render(ctx) {
   const g = ctx.game;
   const ui = ctx.ui;
@@ -51,14 +55,14 @@ export function render(ctx) {
   const piles = h("div.piles",
     stackEl(g.stack_count, {
       label: "Stack",
-      onclick: canStack ? () => send(ctx, { type: "draw", source: "stack" }) : undefined,
+      onclick: canStack ? () => send(ctx, { type: "draw", source: "stack" }, KEEP_PICKS) : undefined,
       playable: canStack,
       hint: canStack ? "Draw the top card" : null,
     }),
     pileEl(g.pile_top, {
       label: g.dead_card ? "Pile (dead)" : "Pile",
       count: g.pile_size,
-      onclick: canPile ? () => send(ctx, { type: "draw", source: "pile" }) : undefined,
+      onclick: canPile ? () => send(ctx, { type: "draw", source: "pile" }, KEEP_PICKS) : undefined,
       playable: canPile,
     }),
   );
@@ -88,8 +92,8 @@ export function render(ctx) {
     const buttons = [];
     let hint = "";
     if (mine && g.phase === "draw") {
-      buttons.push(btn("Draw from stack", () => send(ctx, { type: "draw", source: "stack" }), { primary: true, disabled: !canStack, key: "draw-stack" }));
-      buttons.push(btn(g.pile_top ? `Take ${cardsText([g.pile_top])}` : "Take pile", () => send(ctx, { type: "draw", source: "pile" }), { disabled: !canPile, key: "draw-pile", title: g.dead_card ? "The pile card is dead after a Posso" : null }));
+      buttons.push(btn("Draw from stack", () => send(ctx, { type: "draw", source: "stack" }, KEEP_PICKS), { primary: true, disabled: !canStack, key: "draw-stack" }));
+      buttons.push(btn(g.pile_top ? `Take ${cardsText([g.pile_top])}` : "Take pile", () => send(ctx, { type: "draw", source: "pile" }, KEEP_PICKS), { disabled: !canPile, key: "draw-pile", title: g.dead_card ? "The pile card is dead after a Posso" : null }));
       hint = g.dead_card ? "The pile is dead after that Posso: draw from the stack." : "Start your turn: draw from the stack or take the pile card.";
     } else if (mine && g.phase === "play") {
       if (!down) {
@@ -112,12 +116,16 @@ export function render(ctx) {
     const handCards = keyed(hand).filter((x) => !stagedKeys.has(x.key)).map((x) => x.code);
     const lit = litCards(ctx, { down, picked, mine });
     parts.push(myArea(ctx, me, { mine, badge: { extra: seatChips(ctx, me) } },
-      mineAsk,
       actionBar(ctx, buttons, hint || (g.over ? "" : mine ? "" : waitingText(ctx))),
       staging,
+      // Right above the hand: what changes above it as the others move
+      // (the hint, their chips) cannot shift these buttons under a finger.
+      mineAsk,
       handArea(ctx, handCards, {
         game: "posso",
-        selectable: mine && g.phase === "play",
+        // Cards may be picked ahead, while the others play: the picks wait
+        // for the turn (a discard chosen early, a meld half made).
+        selectable: !ctx.readonly && !g.over,
         // Once down, cards go onto melds one at a time: a new pick replaces the old.
         onPick: down ? (key) => { if (ui.selected.includes(key)) ui.selected = [key]; } : undefined,
         playable: lit ? (c) => lit.has(c) : null,
@@ -233,7 +241,7 @@ export function describe(e, ctx) {
     case "went_down":
       return { text: `${who} went down: ${e.melds.map((m) => cardsText(m.cards)).join(" | ")}.`, cls: "big" };
     case "played_on":
-      return `${who} played ${cardsText(e.cards)} on ${e.meld.owner === ctx.me ? "your" : `${ctx.seatName(e.meld.owner)}'s`} ${e.meld.kind === "run" ? "run" : "set"}.`;
+      return `${who} played ${cardsText(e.cards)} on ${e.meld.owner === e.seat ? (e.seat === ctx.me ? "your own" : "their own") : e.meld.owner === ctx.me ? "your" : `${ctx.seatName(e.meld.owner)}'s`} ${e.meld.kind === "run" ? "run" : "set"}.`;
     case "swapped_wild":
       return `${who} swapped ${cardsText([e.card])} for the ${cardsText([e.wild])}, which moved to the ${e.end} end.`;
     case "discarded":

@@ -59,9 +59,9 @@ def test_first_dealer_sets_who_is_dealt_to_first() -> None:
         (3, {}, "4 to 4 seats"),
         (5, {}, "4 to 4 seats"),
         (4, {"nope": 1}, "unknown option"),
-        (4, {"first_dealer": 4}, "first_dealer"),
-        (4, {"first_dealer": "1"}, "first_dealer"),
-        (4, {"pass_locks": "yes"}, "pass_locks"),
+        (4, {"first_dealer": 4}, "First dealer: must be one of the seats, 1 to 4"),
+        (4, {"first_dealer": "1"}, "First dealer: must be a whole number"),
+        (4, {"pass_locks": "yes"}, "Pass locks: must be on or off"),
     ],
 )
 def test_bad_set_ups_are_refused(seats: int, options: dict[str, Any], match: str) -> None:

@@ -116,8 +116,8 @@ def test_the_first_dealer_is_seeded_and_repeatable() -> None:
     [
         (1, {}, None, "2 to 4 seats"),
         (5, {}, None, "2 to 4 seats"),
-        (2, {"first_dealer": 2}, None, "first_dealer"),
-        (2, {"open_pile": "yes"}, None, "open_pile"),
+        (2, {"first_dealer": 2}, None, r"first dealer must be one of the 2 seats.*\(1 to 2\)"),
+        (2, {"open_pile": "yes"}, None, "Open pile: must be on or off"),
         (2, {"jokers": 2}, None, "unknown option"),
         (2, {}, ["AS", "AS"], "AS 2 times"),
         (2, {}, ["JK"], "JK"),

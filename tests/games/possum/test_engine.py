@@ -64,9 +64,9 @@ def test_a_stacked_deck_deals_from_the_left_of_the_dealer() -> None:
     [
         (1, {}, "2 to 6 seats"),
         (7, {}, "2 to 6 seats"),
-        (3, {"first_dealer": 3}, "first_dealer"),
-        (3, {"multiply": "yes"}, "multiply"),
-        (3, {"multi": 1}, "multi"),
+        (3, {"first_dealer": 3}, r"first dealer must be one of the 3 seats.*not seat 4"),
+        (3, {"multiply": "yes"}, "Multiply: must be on or off"),
+        (3, {"multi": 1}, "Multi: must be on or off"),
         (3, {"jokers": True}, "unknown option"),
     ],
 )
