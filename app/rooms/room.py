@@ -613,7 +613,7 @@ class Room:
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         """How a timer's callback runs: under the lock, one change at a time."""
         async with self.lock:
-            if not self.closed:
+            if not self.closed or not self.stored:  # a closed room's last save retries
                 await step()
 
     async def _on_game_timer(self, t: Timer) -> None:
@@ -732,7 +732,10 @@ class Room:
     async def save(self) -> None:
         """Membership is saved as it changes.  A failure is logged, not fatal:
         the room saves again, later and later (`Backoff`), until storage takes
-        it - or until the next change carries the whole room anyway."""
+        it - or until the next change carries the whole room anyway.  A closed
+        room keeps trying too, and leaves its manager only once its close is
+        stored: dropped before that, it would be rebuilt from storage, open,
+        with the tokens of those who had left working again."""
         snapshot = self.members.snapshot()
         if snapshot == self._saved:
             self.timers.drop("save")
@@ -745,12 +748,20 @@ class Room:
         except Fenced as err:
             log.warning("room %s: save refused, a newer owner exists (%s)", self.code, err)
             self._moved_away()
+            return
         except Exception as err:
             delay = self._save_retry.next(self._jitter)
             log.error("room %s: could not save the room (%r); again in %.1f s", self.code, err,
                       delay)  # fmt: skip
-            if not self.closed:
-                self.timers.start("save", "save", self.clock() + delay, self._on_save_retry)
+            self.timers.start("save", "save", self.clock() + delay, self._on_save_retry)
+            return
+        if self.closed:
+            self._gone()
+
+    @property
+    def stored(self) -> bool:
+        """Storage holds the room's people as they are now (no save pending)."""
+        return self.members.snapshot() == self._saved
 
     async def _on_save_retry(self, t: Timer) -> None:
         await self.save()
@@ -760,10 +771,14 @@ class Room:
         self.record.closed = True
         self.timers.drop_all()
         self.table.stop()
-        await self.save()
         self.delivery.close_all(CLOSE_LEFT, "the room has closed")
-        if self.on_close is not None:
-            self.on_close(self)
+        await self.save()  # and once it is stored, the room is gone (`_gone`)
+
+    def _gone(self) -> None:
+        """A closed room's close is stored: its manager lets it go (once)."""
+        on_close, self.on_close = self.on_close, None
+        if on_close is not None:
+            on_close(self)
 
     def _mark_idle(self) -> None:
         """Start the idle clock once the last socket has gone."""

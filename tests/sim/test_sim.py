@@ -26,6 +26,9 @@ REGRESSIONS = {
     379: "a leave stored only after a crash that came first: allowed only with a save pending",
     100274: "two 5H in one Posso set (several decks): the leak check counted the shown one once",
     100684: "a bot thought about the game before a move settled after an outage, and was refused",
+    103786: "a room closed by its last leaver while storage was away was let go unstored",
+    104075: "a save in flight at a crash was not seen as pending by the crash check",
+    104673: "a closed room let go before its close was stored came back open on the next join",
 }
 
 

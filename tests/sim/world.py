@@ -591,7 +591,7 @@ class Sim:
         from tests.sim.checks import crash_check
 
         old = self.live_room()
-        unsaved = old is not None and old.timers.get("save") is not None
+        unsaved = old is not None and not old.stored
         self.note(f"crash{' (a room save storage refused is pending)' if unsaved else ''}")
         assert self.manager is not None
         for room in self.manager.rooms.values():  # its loop timers die with it
