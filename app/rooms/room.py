@@ -189,12 +189,9 @@ class Room:
         the room's next save would otherwise lose that game's points for good,
         and a save made after a result that failed to store would count them
         twice once the game is finished again.  If the games cannot be read,
-        the stored tally stands (the next rebuild tries again)."""
-        try:
-            finished = await self.records.finished_results(self.code, TALLY_GAME)
-        except Exception:
-            log.exception("room %s: could not read its finished games", self.code)
-            return
+        the rebuild fails (and is tried again at the next use): a room rebuilt
+        on the stored tally would add its next games to a stale one."""
+        finished = await self.records.finished_results(self.code, TALLY_GAME)
         tally: dict[str, int] = {}
         for game in finished:
             add_to_tally(tally, game.seats, game.result)

@@ -29,6 +29,7 @@ REGRESSIONS = {
     103786: "a room closed by its last leaver while storage was away was let go unstored",
     104075: "a save in flight at a crash was not seen as pending by the crash check",
     104673: "a closed room let go before its close was stored came back open on the next join",
+    201258: "a rebuild whose finished games could not be read kept a stale tally and added to it",
 }
 
 
