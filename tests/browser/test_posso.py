@@ -154,7 +154,8 @@ def test_my_games_shows_the_sheet_and_replays_the_game(
     ann.wait_for_selector("table.list tbody tr, .history .err, .history .empty")
     problem = ann.locator(".history .err, .history .empty")
     assert not problem.count(), f"My games shows: {problem.first.inner_text()}"
-    ann.click("table.list tbody tr:has-text('Posso') a")
+    # the game's own link: the row's names link to their people's records
+    ann.click("table.list tbody tr:has-text('Posso') a[href^='/#game/']")
     ann.wait_for_selector(".sheetbox table.sheet")
     assert ann.locator(".sheetbox tfoot").inner_text() == live
     assert ann.locator(".sheetbox .chart polyline").count() == 2

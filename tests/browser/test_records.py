@@ -17,7 +17,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from app.api.identity import GUEST_COOKIE
+from app.api.identity import GUEST_COOKIE, guest_key
 from app.db.people import person_of
 from tests.browser.conftest import LAPTOP, Pages, shoot
 
@@ -137,7 +137,7 @@ def test_printed_sheets_are_one_page_per_game_with_the_chart(
 
 def test_the_person_page_and_the_evening_show_the_games(pages: Pages, server: str) -> None:
     code, ids, token = _two_posso_games(server)
-    me = person_of(HOST, None)
+    me = person_of(guest_key(HOST), None)  # rooms know a guest by its cookie's hash
     page = _page_as_host(pages, "/#me")
     page.wait_for_selector("h1:has-text('Printer (you)')")
     assert "Sign in to keep them across devices" in page.inner_text("main")
