@@ -27,6 +27,8 @@ def test_each_seat_shows_its_last_move(pages: Pages, reduced: bool) -> None:
     wait_until(three_moved, 60, "every bot to have moved")
     lines = page.eval_on_selector_all(".opponents .lastmove", "els => els.map(e => e.textContent)")
     assert all(line.startswith(("played ", "passed", "has control")) for line in lines), lines
+    # the latest move is marked once its view is drawn (a bot may move meanwhile)
+    page.wait_for_selector(".opponents .lastmove.latest")
     assert page.locator(".opponents .lastmove.latest").count() == 1
     animation = page.eval_on_selector(
         ".opponents .lastmove.latest", "e => getComputedStyle(e).animationName"
