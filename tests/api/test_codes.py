@@ -50,7 +50,7 @@ def _app(**limits: int) -> TestClient:
     return TestClient(create_app(Settings(**{**OPEN_DOORS, **limits}), MemoryRecords()))
 
 
-def _works_typed(c: TestClient, others: list[TestClient]) -> None:
+def _assert_typed_codes_work(c: TestClient, others: list[TestClient]) -> None:
     t = create(c, "tiny")
     code = typed(t["code"])
     for via in [c, *others]:
@@ -67,7 +67,7 @@ def _works_typed(c: TestClient, others: list[TestClient]) -> None:
 
 
 def test_codes_work_in_any_case_with_spaces_and_dashes(client: TestClient) -> None:
-    _works_typed(client, [])
+    _assert_typed_codes_work(client, [])
 
 
 def test_the_socket_cap_counts_a_seat_however_its_code_is_typed(tiny: None) -> None:
@@ -116,7 +116,7 @@ def three(tiny: None) -> Iterator[tuple[list[TestClient], Spy]]:
 
 def test_typed_codes_work_with_three_processes(three: tuple[list[TestClient], Spy]) -> None:
     clients, _ = three
-    _works_typed(clients[0], clients[1:])
+    _assert_typed_codes_work(clients[0], clients[1:])
 
 
 def _redis_keys(code: str) -> list[bytes]:
