@@ -747,6 +747,10 @@ class Room:
             self._moved_away()
             return
         except Exception as err:
+            # the write may have landed with only its answer lost: what storage
+            # holds is unknown now, so even a return to the last saved people
+            # (one joins and leaves before a retry) must be written again
+            self._saved = None
             delay = self._save_retry.next(self._jitter)
             log.error("room %s: could not save the room (%r); again in %.1f s", self.code, err,
                       delay)  # fmt: skip

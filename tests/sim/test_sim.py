@@ -24,6 +24,7 @@ REGRESSIONS = {
     80: "a new game's presence wait was taken for the last game's, already fired",
     82: "a join while storage was away raised instead of answering storage_error",
     379: "a leave stored only after a crash that came first: allowed only with a save pending",
+    1186: "a save whose answer was lost, then a join undone by a leave: the leave was not written",
     100274: "two 5H in one Posso set (several decks): the leak check counted the shown one once",
     100684: "a bot thought about the game before a move settled after an outage, and was refused",
     103786: "a room closed by its last leaver while storage was away was let go unstored",
