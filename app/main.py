@@ -20,9 +20,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
-from fastapi.responses import FileResponse
-from fastapi.staticfiles import StaticFiles
+from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api import accounts as accounts_api
@@ -31,6 +29,7 @@ from app.api import qr as qr_api
 from app.api import records as records_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
+from app.api.client import BuildHeader, build_id, serve_client
 from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
 from app.core.config import Settings, get_settings
@@ -258,6 +257,11 @@ def create_app(
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
     app.state.sockets_open = 0
     app.state.awake = asyncio.Event()  # a request or a socket came: housekeeping runs
+    static_dir = settings.static_dir or STATIC_DIR
+    # the client's build id (app/api/client.py), told to every tab
+    build = app.state.build = build_id(static_dir) if static_dir.is_dir() else None
+    if build is not None:
+        app.add_middleware(BuildHeader, build=build)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
@@ -279,16 +283,8 @@ def create_app(
     app.include_router(accounts_api.router)
     app.include_router(qr_api.router)
 
-    if STATIC_DIR.is_dir():
-        index = STATIC_DIR / "index.html"
-
-        @app.get("/r/{code}", include_in_schema=False)
-        async def invite(code: str) -> FileResponse:
-            if not index.is_file():
-                raise HTTPException(404, detail={"code": "no_client", "message": "no client"})
-            return FileResponse(index)
-
-        app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="static")
+    if build is not None:
+        serve_client(app, static_dir, build)
 
     return app
 

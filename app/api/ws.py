@@ -50,6 +50,10 @@ def _error(
     return orjson.dumps({"re": msg_id, "error": error, "v": v}).decode()
 
 
+def _welcome(build: str | None) -> str:
+    return orjson.dumps({"welcome": {"build": build}}).decode()
+
+
 @router.websocket("/ws/rooms/{code}")
 async def room_socket(websocket: WebSocket, code: RoomCode) -> None:
     await websocket.accept()
@@ -72,11 +76,17 @@ async def room_socket(websocket: WebSocket, code: RoomCode) -> None:
 
 async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
     """The socket's first message names its seat (`{"auth": token, "since": v,
-    "batch": true}`): the token never appears in a URL, so no access log holds it."""
+    "batch": true, "build": id}`): the token never appears in a URL, so no
+    access log holds it."""
     hello = await _hello(websocket)
     if hello is None:
         await _refuse(websocket, "bad_token", AUTH_REFUSED, CLOSE_BAD_TOKEN)
         return
+    if hello.client is not None:
+        # the client this server serves, for a tab that said which it runs: a
+        # tab running another reloads itself at a calm moment (app/api/client.py)
+        with contextlib.suppress(Exception):
+            await websocket.send_text(_welcome(websocket.app.state.build))
     seat_key = token_hash(hello.token)  # one seat's tabs, whichever process owns its room
     place = await doors.sockets.open_seat(code, seat_key)
     if isinstance(place, str):
@@ -93,6 +103,8 @@ class Hello:
     token: str
     since: Resume | None
     batch: bool
+    #: the build of the client that opened the socket, if it said (then it is welcomed)
+    client: str | None = None
 
 
 AUTH_REFUSED = (
@@ -118,7 +130,10 @@ async def _hello(websocket: WebSocket) -> Hello | None:
         return None
     if not isinstance(body, dict) or not isinstance(body.get("auth"), str):
         return None
-    return Hello(body["auth"], _resume(body), body.get("batch") is True)
+    client = body.get("build")
+    if not isinstance(client, str) or len(client) > 64:
+        client = None
+    return Hello(body["auth"], _resume(body), body.get("batch") is True, client)
 
 
 def _resume(body: dict[str, Any]) -> Resume | None:

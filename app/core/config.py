@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     #: sockets one address may hold open at once (a household, an office)
     max_sockets_per_address: int = Field(default=64, ge=1)
 
+    #: the browser client to serve; unset: static/ beside the app (app/api/client.py)
+    static_dir: Path | None = None
+
     #: serve /docs and /openapi.json (off in production: the schema maps every door)
     api_docs: bool = False
     #: seconds between purges of expired sign-in sessions

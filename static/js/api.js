@@ -1,6 +1,7 @@
 // HTTP calls to the server, and what this browser remembers (seat tokens per
 // room, the display name). Errors come back as Error objects whose message is
 // the server's own explanation, ready to show to the player.
+import { serverBuild } from "./build.js";
 
 export class ApiError extends Error {
   constructor(message, status, code) {
@@ -33,6 +34,7 @@ export async function api(path, { method = "GET", body } = {}) {
   } catch {
     throw new ApiError("Cannot reach the server. Check your connection and try again.", 0);
   }
+  serverBuild(res.headers.get("X-Build"));
   const text = await res.text();
   let data = null;
   try {

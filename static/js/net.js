@@ -3,6 +3,8 @@
 // since=v in incarnation inc, so nothing is missed), notices version gaps and asks for a fresh
 // view, and matches replies to requests by id.
 
+import { BUILD, serverBuild } from "./build.js";
+
 const BACKOFF_MS = [300, 800, 1500, 3000, 5000, 8000];
 // Close codes after which trying again cannot help (docs/protocol.md).
 const REFUSED = new Set([4401, 4403, 4404]);
@@ -36,6 +38,8 @@ export class RoomSocket extends EventTarget {
    * several messages (a change's events, view and ack). */
   hello() {
     const msg = { auth: this.token, batch: true };
+    // which client this is: the server then says which it serves (welcome)
+    if (BUILD) msg.build = BUILD;
     // A version counts from 0 in each incarnation of the room (a restarted
     // or new server): only the pair says where this tab left off.
     if (this.v !== null && this.inc !== null) {
@@ -157,6 +161,10 @@ export class RoomSocket extends EventTarget {
 
   handle(msg) {
     if (!msg || typeof msg !== "object") return;
+    if (msg.welcome) {
+      serverBuild(msg.welcome.build);
+      return;
+    }
     const v = typeof msg.v === "number" ? msg.v : null;
     if (msg.view) {
       // With batch=1 a view leaves out the room part while it is unchanged:

@@ -12,6 +12,7 @@ import { chatPanel } from "./chat.js";
 import { logPanel, roomEventText } from "./log.js";
 import { TurnCue, soundToggle, updateMoreCue } from "./cue.js";
 import { eveningEl } from "./records.js";
+import { setCalmCheck, reloadWhenCalm } from "./build.js";
 
 const TABLES = {
   posso: () => import("./tables/posso.js"),
@@ -113,9 +114,18 @@ class RoomPage {
       if (document.visibilityState === "visible") this.socket.reconnectNow();
     };
     document.addEventListener("visibilitychange", this.onVisible);
+    setCalmCheck(() => this.calm());
+  }
+
+  /** Nothing in the middle here: not your move, and none on its way
+   * (build.js reloads a stale client only then). */
+  calm() {
+    if (!this.view || this.socket.pending.size) return false;
+    return !(this.view.legal && this.view.legal.length);
   }
 
   stop() {
+    setCalmCheck(null);
     delete document.body.dataset.v;
     delete document.body.dataset.room;
     document.removeEventListener("visibilitychange", this.onVisible);
@@ -179,6 +189,7 @@ class RoomPage {
     document.body.dataset.v = String(v);
     document.body.dataset.room = view.room.status;
     this.saveSession();
+    reloadWhenCalm();
   }
 
   /** Bots asked for on the create form are added once the room is open. */

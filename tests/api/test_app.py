@@ -22,6 +22,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect as ws_connect
 
 from app import main
+from app.api.client import build_id, stamped_index
 from app.core.config import Settings
 from app.db.models import Account, LoginSession, utcnow
 from app.main import GC_YOUNG_THRESHOLD, STATIC_DIR, UNFENCED, create_app
@@ -35,9 +36,9 @@ from tests.services import serving
 def test_client_and_invite_links_serve_index(client: TestClient) -> None:
     if not (STATIC_DIR / "index.html").is_file():
         return
-    index = (STATIC_DIR / "index.html").read_bytes()
-    assert client.get("/").content == index
-    assert client.get("/r/ABC234").content == index
+    index = stamped_index((STATIC_DIR / "index.html").read_text(), build_id(STATIC_DIR))
+    assert client.get("/").text == index
+    assert client.get("/r/ABC234").text == index
     assert client.get("/api/health").json()["status"] == "ok"  # not shadowed by the mount
 
 

@@ -133,6 +133,9 @@ HTTP: dict[str, dict[str, Any]] = {
     # there is no such room, as for a code that names none
     "GET /api/history/rooms/{code}/evening": {**GAME_FACTS, "stranger": 404, "knows_code": 404},
     "GET /r/{code}": every(200),  # the client's page: no lookup, nothing about the room
+    "GET /": every(200),  # the same page
+    "GET /index.html": every(200),
+    "GET /b/{stamp}/{path:path}": every(200),  # the client's files under a build id
     "MOUNT /": every(200),  # the client's files
     # the socket: the first thing it says
     "WS /ws/rooms/{code}": {**OUTSIDERS, **dict.fromkeys(IN_ROOM, "view")},
@@ -323,6 +326,7 @@ def _http(b: Browsers, w: World, row: str, role: str) -> Any:
     code = new_code() if role == "stranger" else w.code
     path = path.replace("{code}", code).replace("{game_id}", str(w.game_id))
     path = path.replace("{person}", w.person).replace("{other}", w.other)
+    path = path.replace("{stamp}/{path:path}", "0123456789ab/js/main.js")
     if method == "WS":
         with b.c.websocket_connect(path) as ws:
             ws.send_json(hello(w.tokens[role] or "not a token"))
