@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api.doors import REPLAYS, limited
 from app.api.identity import Identity, identity
 from app.db import history as h
-from app.db.replay import Perspective, ReplayError, replay
+from app.db.replay import Perspective, ReplayError, chapters, replay
 
 router = APIRouter(tags=["history"])
 
@@ -150,6 +150,8 @@ async def game_replay(
     limit: Annotated[int, Query(ge=1, le=MAX_STEPS)] = PAGE_STEPS,
 ) -> Response:
     """Steps `start..start+limit` (step 0 is the deal, step k follows action k-1).
+    The first page (`start=0`) also holds `chapters`, where each hand (Posso),
+    trick (Big Two) or round (Possum, Possession) begins, for jumping to one.
     A finished game's pages are kept once made (ReplayPages), and every page
     counts against the address's replay limit: each may replay a whole game."""
     info = await h.game_info(db, game_id)
@@ -178,7 +180,7 @@ async def _replay_page(
     steps = await replay_steps(
         info.game, info.options, info.seed, len(info.seats), log, perspective, start, limit
     )
-    return {
+    body = {
         "game_id": info.id,
         "game": info.game,
         "status": "finished" if info.finished else "running",
@@ -189,6 +191,11 @@ async def _replay_page(
         "steps": steps,
         "result": info.result,
     }
+    if start == 0:
+        body["chapters"] = await replay_chapters(
+            info.game, info.options, info.seed, len(info.seats), log
+        )
+    return body
 
 
 async def replay_steps(
@@ -208,5 +215,20 @@ async def replay_steps(
         return await asyncio.to_thread(
             replay, game, options, seed, seats, log, perspective, start=start, limit=limit
         )
+    except ReplayError as err:
+        raise fail(409, "replay_broken", str(err)) from None
+
+
+async def replay_chapters(
+    game: str,
+    options: dict[str, Any],
+    seed: int,
+    seats: int,
+    log: list[tuple[int | None, dict[str, Any]]],
+) -> dict[str, Any]:
+    """Where each hand, trick or round begins (app/db/replay.py `chapters`),
+    for a replay's first page: one walk through the log, in a worker thread."""
+    try:
+        return await asyncio.to_thread(chapters, game, options, seed, seats, log)
     except ReplayError as err:
         raise fail(409, "replay_broken", str(err)) from None

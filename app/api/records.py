@@ -40,6 +40,7 @@ from app.api.history import (
     GameId,
     Me,
     fail,
+    replay_chapters,
     replay_steps,
     visible_game,
     who,
@@ -270,7 +271,7 @@ async def replay_record(
         start,
         limit,
     )
-    return {
+    body = {
         "game_id": None,
         "game": record.game,
         "status": "finished",
@@ -281,6 +282,11 @@ async def replay_record(
         "steps": steps,
         "result": record.result,
     }
+    if start == 0:
+        body["chapters"] = await replay_chapters(
+            record.game, record.options, int(record.seed), len(record.seats), list(record.actions)
+        )
+    return body
 
 
 @router.get("/api/history/rooms/{code}/evening", dependencies=[limited(LOOKUPS)])
@@ -299,9 +305,7 @@ async def room_evening(code: RoomCode, db: Db, me: Me) -> dict[str, Any]:
     ).first()
     public = room is not None and (room[1] or {}).get("public_replays") is True
     if room is None or not (public or await h.in_room(db, room[0], who(me))):
-        raise fail(
-            404, "no_such_room", f"there is no room {code} whose evening you were part of"
-        )
+        raise fail(404, "no_such_room", f"there is no room {code} whose evening you were part of")
     return {"room": code, **await st.evening(db, room[0])}
 
 

@@ -16,6 +16,7 @@ from app.api import accounts as accounts_api
 from app.api import history as history_api
 from app.api.identity import GUEST_COOKIE, guest_key
 from app.db.records import DbRecords
+from app.db.replay import chapters
 from app.db.setup import attach, detach
 from app.games import GAMES
 from app.games.base import Game
@@ -106,6 +107,11 @@ async def test_a_finished_replay_matches_the_game_view_for_view(
         body = got.json()
         assert body["perspective"] == "full" and body["status"] == "finished"
         assert body["start"] == len(steps)
+        # the first page says where each hand, trick or round begins; no other repeats it
+        assert ("chapters" in body) == (body["start"] == 0)
+        if body["start"] == 0:
+            want_chapters = chapters(engine.name, options, 21, seats, played.actions)
+            assert body["chapters"] == want_chapters and body["chapters"]["marks"][0]["step"] == 0
         steps += body["steps"]
         if len(steps) >= body["total_steps"]:
             break

@@ -266,6 +266,9 @@ def test_a_finished_games_record_is_for_its_full_replay_and_replays_back(
     body = loaded.json()
     assert body["total_steps"] == stored["total_steps"] == len(record["actions"]) + 1
     assert body["steps"][-1]["views"] == stored["steps"][-1]["views"]
+    # hands 9 and 10, the same marks as the stored game's
+    assert body["chapters"] == stored["chapters"]
+    assert [m["n"] for m in body["chapters"]["marks"]] == [9, 10]
     broken = dict(record, actions=[*record["actions"][:3], [0, {"type": "fly"}]])
     refused = ev.client.post("/api/replay", json=broken)
     assert refused.status_code == 409 and refused.json()["detail"]["code"] == "replay_broken"

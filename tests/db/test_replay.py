@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.db.replay import Perspective, ReplayError, replay
+from app.db.replay import UNITS, Perspective, ReplayError, chapters, replay
 from app.games import GAMES
 from app.games.base import Game
 from tests.db.tinygame import TINY, engines_on_disk, play
@@ -101,3 +101,56 @@ def test_a_log_that_no_longer_replays_says_which_action() -> None:
 def test_a_game_without_its_engine_cannot_be_replayed() -> None:
     with pytest.raises(ReplayError, match="no 'gone' engine"):
         replay("gone", {}, 1, 2, [], Perspective("full"))
+
+
+@pytest.mark.parametrize("case", ENGINES, ids=_ids)
+def test_chapters_begin_where_a_hand_trick_or_round_begins(
+    case: tuple[Game[Any], int, dict[str, Any]],
+) -> None:
+    """Each mark is a step the table could see begin: a new Posso hand (the
+    view's hand number goes up there), a cleared Big Two trick, or the turn
+    passing back round the table; marks climb, and the first is the deal."""
+    engine, seats, options = case
+    if engine.name == "posso":
+        options = {**options, "start_hand": 8}  # three hands, still short
+    played = play(engine, seats, options, seed=11)
+    found = chapters(engine.name, options, 11, seats, played.actions)
+    marks = found["marks"]
+    assert found["unit"] == UNITS.get(engine.name, "round")
+    assert marks[0]["step"] == 0
+    steps = [m["step"] for m in marks]
+    assert steps == sorted(set(steps)) and steps[-1] <= len(played.actions)
+    assert [m["n"] for m in marks] == list(range(marks[0]["n"], marks[0]["n"] + len(marks)))
+    public = [v["spectator"] for v in played.views]
+    if engine.name == "posso":
+        assert [m["n"] for m in marks] == [8, 9, 10]
+        for m in marks:
+            assert public[m["step"]]["hand_no"] == m["n"]
+            assert m["step"] == 0 or public[m["step"] - 1]["hand_no"] == m["n"] - 1
+    elif engine.name == "bigtwo":
+        assert len(marks) > 3
+        cleared = [
+            k for k, evs in enumerate(played.events) if any(e["type"] == "control" for e in evs)
+        ]
+        assert steps[1:] == [k for k in cleared if not public[k]["over"]]
+        for m in marks:
+            assert public[m["step"]]["control"] and public[m["step"]]["trick"] is None
+    elif engine.name != "tiny":
+        assert len(marks) > 2
+        opener = min(public[0]["to_act"])
+
+        def place(seat: int) -> int:  # where a seat sits in the round
+            return (seat - opener) % seats
+
+        for k in range(1, len(played.actions) + 1):
+            actor, nxt = played.actions[k - 1][0], public[k]["to_act"]
+            if public[k]["over"] or len(nxt) != 1 or nxt[0] == actor:
+                assert k not in steps  # the same turn goes on (or the game ended)
+                continue
+            # the turn went back round the table exactly where a mark is
+            assert (place(nxt[0]) <= place(actor)) == (k in steps), k
+
+
+def test_chapters_of_a_log_that_no_longer_replays_say_which_action() -> None:
+    with pytest.raises(ReplayError, match="action 0"):
+        chapters("tiny", {}, 3, 2, [(0, {"type": "nonsense"})])
