@@ -58,8 +58,9 @@ export function showHistory(app) {
       h("p.muted", "Games played from this browser (and your account, when signed in)."),
       status,
       h("div", { style: { overflowX: "auto" } },
-        h("table.list",
-          h("thead", h("tr", h("th", "When"), h("th", "Game"), h("th", "Players"), h("th", "Result"), h("th", ""))),
+        // on a phone each game is a card (css: table.list.cardlist)
+        h("table.list.cardlist",
+          h("thead", h("tr", h("th", "When"), h("th", "Game"), h("th", "Players"), h("th", "Result"), h("th", h("span.sr-only", "Open")))),
           body)),
       h("p", more),
     ));
@@ -71,15 +72,18 @@ function gameRow(g) {
   const players = g.seats.flatMap((s, i) => [i ? ", " : "", personLink(s), s.is_bot ? [" ", icon("bot", "bot")] : ""]);
   const result = g.status !== "finished" ? "still being played" : g.my_place ? `you were ${ORD(g.my_place)}` : "finished";
   return h("tr",
-    h("td", when(g.finished_at || g.started_at)),
-    h("td", h("strong", TITLES[g.game] || g.game), h("div.muted", `room ${g.room}`)),
-    h("td", players),
-    h("td", result),
-    h("td", h("a", { href: `/#game/${g.id}` }, g.game === "posso" ? "Sheet & replay" : "Replay")),
+    h("td", { dataset: { label: "When" } }, when(g.finished_at || g.started_at)),
+    h("td", { dataset: { label: "Game" } }, h("strong", TITLES[g.game] || g.game), h("div.muted", `room ${g.room}`)),
+    h("td", { dataset: { label: "Players" } }, players),
+    h("td", { dataset: { label: "Result" } }, result),
+    h("td.go", h("a.btn", { href: `/#game/${g.id}` }, g.game === "posso" ? "Sheet & replay" : "Replay")),
   );
 }
 
-export function showGame(app, id) {
+/** `where`: "12" (game 12), or "12/hand/3" to open its replay at hand 3
+ * (trick, round: whatever the game's replay jumps through). */
+export function showGame(app, where) {
+  const [id, , at] = where.split("/");
   // printed, the page is the score sheet alone (css/print.css)
   const head = h("div.noprint", h("p.muted", "Loading…"));
   const sheetBox = h("section");
@@ -99,13 +103,24 @@ export function showGame(app, id) {
               g.result.scores ? h("span.muted", ` (${grp.map((s) => g.result.scores[s]).join(", ")})`) : null)))
           : null,
       );
+      // a sheet row opens the replay below at that hand
+      const openHand = (n, e) => {
+        e.preventDefault();
+        history.replaceState(history.state, "", `/#game/${g.id}/hand/${n}`);
+        stopReplay?.jump(n);
+        replayBox.scrollIntoView({ block: "start" });
+      };
       if (g.has_sheet) {
         api(`/api/history/games/${encodeURIComponent(id)}/sheet`)
-          .then((s) => mount(sheetBox, h("h2.noprint", "Score sheet"), h("div.printsheet", h("h2.printonly", `Posso · room ${g.room} · ${when(g.started_at)}`), sheetEl(normalizeSheet(s), { hands: 10 }))))
+          .then((s) => mount(sheetBox, h("h2.noprint", "Score sheet"), h("div.printsheet", h("h2.printonly", `Posso · room ${g.room} · ${when(g.started_at)}`), sheetEl(normalizeSheet(s), { hands: 10, handHref: (n) => `/#game/${g.id}/hand/${n}`, onHand: openHand }))))
           .catch((e) => mount(sheetBox, h("p.err", e.message)));
       }
       head.append(gameExports(g));
       stopReplay = replayViewer(replayBox, g);
+      if (at !== undefined) {
+        stopReplay.jump(Number(at));
+        replayBox.scrollIntoView({ block: "start" });
+      }
     })
     .catch((e) => mount(head, h("h1", "Game"), h("p.err", e.message)));
   return () => stopReplay && stopReplay();
@@ -123,7 +138,13 @@ export function replayViewer(box, facts) {
   let table = null;
   let meta = null;
   const ui = { selected: [], sort: "suit" };
+  let chapters = null; // {unit, marks: [{n, step}]}: where each hand, trick or round begins
+  let gotChapters;
+  const chaptersReady = new Promise((resolve) => (gotChapters = resolve));
   const felt = h("section.felt", { "aria-label": "Replay table" });
+  const jumpTo = h("select.jump", { "aria-label": "Jump to", disabled: true }, h("option", { value: "" }, "Jump to…"));
+  const prevChapter = h("button.chapter", { disabled: true, onclick: () => toChapter(-1) }, "◀◀");
+  const nextChapter = h("button.chapter", { disabled: true, onclick: () => toChapter(1) }, "▶▶");
   const slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": "Replay step" });
   const info = h("span.stepinfo");
   const events = h("ul.stepevents", { "aria-live": "polite" });
@@ -138,6 +159,7 @@ export function replayViewer(box, facts) {
       chunks.set(key, fetched.then((r) => {
         total = r.total_steps;
         meta = r;
+        if (r.chapters && !chapters) showChapters(r.chapters);
         return r.steps;
       }).catch((e) => {
         chunks.delete(key);
@@ -164,6 +186,7 @@ export function replayViewer(box, facts) {
     slider.max = String(total - 1);
     slider.value = String(step);
     info.textContent = `Step ${step} of ${total - 1}`;
+    markChapter();
     const keys = Object.keys(s.views);
     if (!who.options.length) {
       for (const k of keys) who.append(h("option", { value: k }, k === "spectator" ? "Spectator" : `${facts.seats[Number(k)]?.name || `Seat ${Number(k) + 1}`}'s view`));
@@ -197,6 +220,52 @@ export function replayViewer(box, facts) {
     step = Math.max(0, k);
     draw();
   };
+  const UNIT = { hand: ["Hand", "hand"], trick: ["Trick", "trick"], round: ["Round", "round"] };
+  const unitWords = () => UNIT[chapters?.unit] || ["Part", "part"];
+  // the chapter the current step is in: the last one begun at or before it
+  const current = () => {
+    let at = -1;
+    for (const [i, m] of (chapters?.marks || []).entries()) if (m.step <= step) at = i;
+    return at;
+  };
+  const showChapters = (found) => {
+    chapters = found;
+    const [Word, word] = unitWords();
+    mount(jumpTo, h("option", { value: "" }, `Jump to a ${word}…`),
+      found.marks.map((m, i) => h("option", { value: String(i) }, `${Word} ${m.n}`)));
+    jumpTo.disabled = found.marks.length < 2;
+    prevChapter.setAttribute("aria-label", `Previous ${word}`);
+    nextChapter.setAttribute("aria-label", `Next ${word}`);
+    prevChapter.title = `Previous ${word}`;
+    nextChapter.title = `Next ${word}`;
+    document.body.dataset.replayChapters = String(found.marks.length); // for tests
+    gotChapters();
+  };
+  const markChapter = () => {
+    if (!chapters) return;
+    const i = current();
+    jumpTo.value = i < 0 ? "" : String(i);
+    prevChapter.disabled = i <= 0 && step === 0;
+    nextChapter.disabled = i >= chapters.marks.length - 1;
+    info.textContent = `Step ${step} of ${total - 1} · ${unitWords()[0]} ${chapters.marks[Math.max(0, i)].n}`;
+  };
+  // back: to this chapter's start, or the one before when already there
+  const toChapter = (dir) => {
+    if (!chapters) return;
+    const i = current();
+    const marks = chapters.marks;
+    const k = dir > 0 ? i + 1 : marks[i] && marks[i].step < step ? i : i - 1;
+    if (marks[k]) go(marks[k].step);
+  };
+  jumpTo.addEventListener("change", () => {
+    const m = chapters?.marks[Number(jumpTo.value)];
+    if (jumpTo.value !== "" && m) go(m.step);
+  });
+  /** Open at hand (trick, round) number `n`, once the chapters are known. */
+  const jump = (n) => chaptersReady.then(() => {
+    const m = chapters.marks.find((c) => c.n === n);
+    if (m) go(m.step);
+  });
   const play = () => {
     playBtn.textContent = "⏸ Pause";
     timer = setInterval(() => {
@@ -232,14 +301,17 @@ export function replayViewer(box, facts) {
         h("button", { onclick: () => go(step + 1), "aria-label": "Next step" }, "▶"),
         h("button", { onclick: () => go((total ?? 1) - 1), "aria-label": "Last step" }, "»"),
         slider, info, who),
+      h("div.controls.chapters", prevChapter, jumpTo, nextChapter),
       events,
       felt,
     ));
   draw().catch((e) => toast(e.message, "error"));
-  return () => {
+  const stop = () => {
     pause();
     document.removeEventListener("keydown", keys);
   };
+  stop.jump = jump;
+  return stop;
 }
 
 // A step the game's own log lines leave unsaid (a pass in a Posso window

@@ -169,7 +169,7 @@ export function showSheets(app, code) {
       const sheets = await Promise.all(posso.map((g) => api(`/api/history/games/${g.id}/sheet`)));
       mount(box, posso.length ? posso.map((g, i) => h("section.printsheet",
         h("h2", `Posso · room ${code} · game ${i + 1} · ${when(g.finished_at)}`),
-        sheetEl(normalizeSheet(sheets[i]), { hands: 10 }))) : h("p.empty", "No Posso game finished in this room."));
+        sheetEl(normalizeSheet(sheets[i]), { hands: 10, handHref: (n) => `/#game/${g.id}/hand/${n}` }))) : h("p.empty", "No Posso game finished in this room."));
       document.body.dataset.sheets = String(posso.length);
     })
     .catch((e) => mount(box, h("p.err", e.message)));

@@ -61,6 +61,7 @@ class RoomPage {
     this.games = null;
     this.tab = pref("tab", "log");
     this.saved = this.loadSession();
+    this.closed = this.loadClosed();
     this.log = logPanel();
     this.chat = chatPanel((text) => this.socket.cmd({ type: "chat", text }));
     this.lastEvents = [];
@@ -90,6 +91,39 @@ class RoomPage {
       );
     } catch {
       /* storage full or unavailable: a refresh just starts the log afresh */
+    }
+  }
+
+  // Panels the player closed stay closed across a refresh, for as long as
+  // the game they belong to: the game-over card, and a table's own (Posso's
+  // last-hand results close by setting ui.lastSeen).
+  loadClosed() {
+    try {
+      return JSON.parse(localStorage.getItem(`cardroom:closed:${this.code}`)) || {};
+    } catch {
+      return {};
+    }
+  }
+
+  /** Take back what was closed in this game (on each view: cheap). */
+  reopenClosed() {
+    const game = this.view.room.games_played;
+    if (this.closed.game !== game) return;
+    if (this.closed.result) this.resultSeen = game;
+    if (this.ui.lastSeen === undefined && this.closed.lastSeen !== undefined) this.ui.lastSeen = this.closed.lastSeen;
+  }
+
+  rememberClosed() {
+    if (!this.view) return;
+    const game = this.view.room.games_played;
+    const now = { game, result: this.resultSeen === game, lastSeen: this.ui.lastSeen };
+    const was = this.closed;
+    if (was.game === now.game && was.result === now.result && was.lastSeen === now.lastSeen) return;
+    this.closed = now;
+    try {
+      localStorage.setItem(`cardroom:closed:${this.code}`, JSON.stringify(now));
+    } catch {
+      /* storage unavailable: they come back after a refresh, as before */
     }
   }
 
@@ -184,6 +218,7 @@ class RoomPage {
       this.tab = this.tab === "chat" ? "chat" : "log";
     }
     this.maybeAddBots();
+    this.reopenClosed();
     this.render();
     // The version and status on <body>: handy for tests and for styling.
     document.body.dataset.v = String(v);
@@ -384,6 +419,7 @@ class RoomPage {
     drawFelt(felt, content, this.view.room.status === "finished" ? this.resultBanner(ctx) : null);
     restoreFocus(focus, felt);
     requestAnimationFrame(() => updateMoreCue(felt));
+    if (this.ui.lastSeen !== undefined) this.rememberClosed(); // a table's panel was closed
   }
 
   resultBanner(ctx) {
@@ -427,6 +463,7 @@ class RoomPage {
   hideResult() {
     if (this.view?.room.status !== "finished") return;
     this.resultSeen = this.view.room.games_played;
+    this.rememberClosed();
     this.app.querySelector(".result")?.remove();
   }
 

@@ -90,7 +90,9 @@ export function cutText(cut, names, dealer = null) {
   return text;
 }
 
-/** The paper sheet. opts: {current: hand number in play, hands: total (10)} */
+/** The paper sheet. opts: {current: hand number in play, hands: total (10),
+ * handHref(n): where a played hand's replay is (its row then opens it),
+ * onHand(n, event): what a click on that row does instead of following it} */
 export function sheetEl(sheet, opts = {}) {
   const { names, hands } = sheet;
   const last = hands[hands.length - 1];
@@ -105,9 +107,21 @@ export function sheetEl(sheet, opts = {}) {
   for (const r of hands) {
     const req = requirementText(r.requirement);
     const cut = cutText(r.cut, names, r.dealer);
-    body.append(h("tr",
+    const link = opts.handHref
+      ? h("a.replayhand.noprint", {
+          href: opts.handHref(r.hand),
+          "aria-label": `Replay hand ${r.hand}`,
+          onclick: opts.onHand ? (e) => opts.onHand(r.hand, e) : null,
+        }, "Replay")
+      : null;
+    body.append(h("tr", {
+      class: link ? "hasreplay" : null,
+      // the whole row opens the hand's replay; the link is there for the keyboard
+      onclick: link ? (e) => { if (!e.target.closest("a")) link.click(); } : null,
+    },
       h("th.handcol", { scope: "row" },
         h("span.hn", String(r.hand)),
+        link,
         req ? h("span.req", req) : null,
         r.dealer !== null && names[r.dealer] ? h("span.req", `dealt by ${names[r.dealer]}`) : null,
         cut ? h("span.req.cut", cut) : null),

@@ -3,8 +3,12 @@ and buttons. Shared by the browser tests."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
+
+import httpx
+from websockets.sync.client import connect
 
 # Room settings that keep the tests quick: bots move at once, short windows.
 FAST = {"bot_delay": "0", "posso_window": "0.5", "posso_answer": "3", "cut": "5"}
@@ -160,3 +164,29 @@ def take_possession_turn(page: Any) -> str:
     page.once("dialog", lambda d: d.accept())
     click_and_wait(page, "[data-key=fold]")
     return "fold"
+
+
+def room_command(base: str, code: str, token: str, cmd: str) -> None:
+    """Open the host's socket, send one room command, wait for its answer."""
+    ws_url = base.replace("http", "ws") + f"/ws/rooms/{code}"
+    with connect(ws_url) as ws:
+        ws.send(json.dumps({"auth": token}))
+        ws.send(json.dumps({"id": 1, "cmd": {"type": cmd}}))
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            msgs = json.loads(ws.recv(timeout=20))
+            for m in msgs if isinstance(msgs, list) else [msgs]:
+                if m.get("re") == 1:
+                    assert m.get("ok"), m
+                    return
+        raise AssertionError(f"no answer to {cmd}")
+
+
+def until_finished(http: httpx.Client, code: str, games: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        room = http.get(f"/api/rooms/{code}").json()["room"]
+        if room["status"] == "finished" and room["games_played"] >= games:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"room {code} did not finish game {games}")

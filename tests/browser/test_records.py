@@ -9,49 +9,22 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import connect
 
 from app.api.identity import GUEST_COOKIE, guest_key
 from app.db.people import person_of
 from tests.browser.conftest import LAPTOP, Pages, shoot
+from tests.browser.play import room_command, until_finished
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 HOST = "guest-printer-" + "p" * 40
 #: bots move at once; the host's seat gets a stand-in as soon as the host leaves
 FAST = {"bot_delay": 0, "disconnect_grace": 0, "posso_window": 1, "posso_answer": 1}
-
-
-def _command(base: str, code: str, token: str, cmd: str) -> None:
-    """Open the host's socket, send one room command, wait for its answer."""
-    ws_url = base.replace("http", "ws") + f"/ws/rooms/{code}"
-    with connect(ws_url) as ws:
-        ws.send(json.dumps({"auth": token}))
-        ws.send(json.dumps({"id": 1, "cmd": {"type": cmd}}))
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            msgs = json.loads(ws.recv(timeout=20))
-            for m in msgs if isinstance(msgs, list) else [msgs]:
-                if m.get("re") == 1:
-                    assert m.get("ok"), m
-                    return
-        raise AssertionError(f"no answer to {cmd}")
-
-
-def _until_finished(http: httpx.Client, code: str, games: int) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        room = http.get(f"/api/rooms/{code}").json()["room"]
-        if room["status"] == "finished" and room["games_played"] >= games:
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"room {code} did not finish game {games}")
 
 
 def _two_posso_games(base: str) -> tuple[str, list[int], str]:
@@ -68,11 +41,11 @@ def _two_posso_games(base: str) -> tuple[str, list[int], str]:
         ).json()
         code, token = made["code"], made["token"]
         for _ in range(2):
-            _command(base, code, token, "add_bot")
-        _command(base, code, token, "start")
-        _until_finished(http, code, 1)
-        _command(base, code, token, "rematch")
-        _until_finished(http, code, 2)
+            room_command(base, code, token, "add_bot")
+        room_command(base, code, token, "start")
+        until_finished(http, code, 1)
+        room_command(base, code, token, "rematch")
+        until_finished(http, code, 2)
         games = http.get("/api/me/games").json()["games"]
     return code, sorted(g["id"] for g in games if g["room"] == code), token
 
