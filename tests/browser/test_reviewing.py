@@ -1,11 +1,13 @@
 """Looking back at finished games: a replay jumps to any Posso hand or Big
 Two trick, a score-sheet row opens the replay at its hand (also from a link),
 the phone's list of games shows every column with its Replay link in reach,
-and a game-over card closed at the table stays closed after a refresh."""
+and a game-over card or a Posso hand's results closed at the table stay closed
+after a refresh."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -201,3 +203,39 @@ def test_a_closed_game_over_card_stays_closed_after_a_refresh(
         until_finished(http, bigtwo.code, 2)
     back = reviewer(f"/r/{bigtwo.code}", seat=bigtwo)
     back.wait_for_selector(".result[role=dialog]")
+
+
+def test_posso_hand_results_closed_at_the_table_stay_closed_after_a_refresh(
+    reviewer: Any, server: str
+) -> None:
+    """Rita steps away while the bots play hand 9, comes back in hand 10 to
+    its results, closes them, and refreshes: they stay closed."""
+    with httpx.Client(base_url=server, cookies={GUEST_COOKIE: REVIEWER}) as http:
+        made = http.post(
+            "/api/rooms",
+            json={
+                "game": "posso",
+                "name": "Rita",
+                "options": {"start_hand": 9, "cutting": "off"},
+                "settings": FAST,
+            },
+        ).json()
+        played = Played(made["code"], made["token"], 0, {})
+        for _ in range(2):
+            room_command(server, played.code, played.token, "add_bot")
+        room_command(server, played.code, played.token, "start")  # Rita is away: a stand-in
+        mine = http.get("/api/me/games").json()["games"]
+        gid = next(g["id"] for g in mine if g["room"] == played.code)
+        deadline = time.monotonic() + 120
+        while not http.get(f"/api/history/games/{gid}/sheet").json()["hands"]:
+            assert time.monotonic() < deadline, "hand 9 did not end"
+            time.sleep(0.2)
+    page = reviewer(f"/r/{played.code}", seat=played)
+    page.wait_for_selector(".lasthand:has-text('Hand 9 is over')")
+    page.click(".lasthand [data-key=lasthand-ok]")
+    assert page.locator(".lasthand").count() == 0
+    page.reload()
+    page.wait_for_selector(".tablebox.posso")
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => document.body.dataset.room") == "playing"  # still hand 10
+    assert page.locator(".lasthand").count() == 0, "the hand's results came back"
