@@ -228,6 +228,8 @@ class Delivery:
             # ids too, so the host can remove a spectator (kick {"player": id})
             "watchers": [{"player": p.player_id, "name": p.name} for p in watchers],
             "games_played": table.games_played,
+            # the game being played, or the last one: its page is /#game/<id>
+            "game_id": table.game_id,
             "tally": tally,
             "result": table.result,
             "result_names": table.result_names if table.result is not None else None,

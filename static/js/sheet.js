@@ -92,7 +92,8 @@ export function cutText(cut, names, dealer = null) {
 
 /** The paper sheet. opts: {current: hand number in play, hands: total (10),
  * handHref(n): where a played hand's replay is (its row then opens it),
- * onHand(n, event): what a click on that row does instead of following it} */
+ * onHand(n, event): what a click on that row does instead of following it,
+ * newTab: open it in another tab} */
 export function sheetEl(sheet, opts = {}) {
   const { names, hands } = sheet;
   const last = hands[hands.length - 1];
@@ -111,6 +112,8 @@ export function sheetEl(sheet, opts = {}) {
       ? h("a.replayhand.noprint", {
           href: opts.handHref(r.hand),
           "aria-label": `Replay hand ${r.hand}`,
+          target: opts.newTab ? "_blank" : null,
+          rel: opts.newTab ? "noopener" : null,
           onclick: opts.onHand ? (e) => opts.onHand(r.hand, e) : null,
         }, "Replay")
       : null;

@@ -239,3 +239,12 @@ def test_posso_hand_results_closed_at_the_table_stay_closed_after_a_refresh(
     page.wait_for_timeout(500)
     assert page.evaluate("() => document.body.dataset.room") == "playing"  # still hand 10
     assert page.locator(".lasthand").count() == 0, "the hand's results came back"
+
+    # the live sheet's row opens that hand's replay in another tab
+    page.click("[data-tab=sheet]")
+    with page.context.expect_page() as opened:
+        page.locator(".livesheet tbody tr.hasreplay").first.locator("td").first.click()
+    replay = opened.value
+    wait_at(replay, "Hand 9", 0)
+    assert replay.url.endswith(f"#game/{gid}/hand/9")
+    assert page.evaluate("() => document.body.dataset.room") == "playing"  # the table stays

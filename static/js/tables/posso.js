@@ -215,7 +215,10 @@ export function sheet(ctx) {
   const g = ctx.game;
   const names = [...Array(g.seats).keys()].map((s) => ctx.seatName(s));
   const data = normalizeSheet(g.sheet || [], names);
-  return h("div.livesheet", sheetEl(data, { current: g.over ? null : g.hand_no, hands: 10, first: g.options?.start_hand || 1 }));
+  // a player's row opens that hand's replay in another tab (the table stays)
+  const id = ctx.room.game_id;
+  const handHref = id && ctx.me !== null && !ctx.readonly ? (n) => `/#game/${id}/hand/${n}` : null;
+  return h("div.livesheet", sheetEl(data, { current: g.over ? null : g.hand_no, hands: 10, first: g.options?.start_hand || 1, handHref, newTab: true }));
 }
 
 export const scoreText = (n) => `${n} points`;
