@@ -8,6 +8,12 @@
 
 export const BUILD = (import.meta.url.match(/\/b\/([^/]+)\/js\//) || [])[1] || null;
 
+// A reload that still brought this build (during a rolling upgrade the page
+// may come from a process not yet upgraded) is not tried again for a while:
+// never a loop of reloads.
+const AGAIN_AFTER_MS = 60_000;
+const KEY = "cardroom:reloaded";
+
 let wanted = null; // the server's build, when it is not ours
 let calmCheck = null; // the room page's own test of a calm moment, while it is open
 let timer = null;
@@ -19,6 +25,16 @@ function busyPage() {
   if (!el || el === document.body) return false;
   if (el.matches("textarea, select, [contenteditable]")) return true;
   return el.matches("input") && !["button", "submit", "checkbox", "radio", "range"].includes(el.type) && el.value !== "";
+}
+
+/** Did this tab reload for `build` a moment ago, and still run another? */
+function triedLately(build) {
+  try {
+    const last = JSON.parse(sessionStorage.getItem(KEY));
+    return last && last.to === build && Date.now() - last.at < AGAIN_AFTER_MS;
+  } catch {
+    return false;
+  }
 }
 
 /** Has the server told us it runs another client? */
@@ -45,8 +61,21 @@ export function reloadWhenCalm() {
   clearTimeout(timer);
   if (!wanted || !calmCheck) return;
   if (!busyPage() && calmCheck()) {
-    location.reload();
+    if (!reloadNow()) timer = setTimeout(reloadWhenCalm, AGAIN_AFTER_MS);
     return;
   }
   timer = setTimeout(reloadWhenCalm, 1000);
+}
+
+/** Load the server's client now (the caller knows the moment is calm); false
+ * when that was tried a moment ago and brought this build again. */
+export function reloadNow() {
+  if (!wanted || triedLately(wanted)) return false;
+  try {
+    sessionStorage.setItem(KEY, JSON.stringify({ to: wanted, at: Date.now() }));
+  } catch {
+    /* no storage: reload anyway */
+  }
+  location.reload();
+  return true;
 }

@@ -12,17 +12,14 @@ import { showPerson, showVersus, showEvening, showSheets, showLoadReplay } from 
 import { api } from "./api.js";
 import { showRules } from "./rules.js";
 import { go } from "./nav.js";
-import { stale } from "./build.js";
+import { stale, reloadNow } from "./build.js";
 
 let current = null; // the page's cleanup function
 
 function route() {
   // the server runs a newer client: going to another page is a calm moment
   // to load it (build.js)
-  if (stale()) {
-    location.reload();
-    return;
-  }
+  if (stale() && reloadNow()) return;
   if (current) {
     try {
       current();

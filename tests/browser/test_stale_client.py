@@ -146,3 +146,33 @@ def test_an_upgraded_server_reloads_the_tab_once_the_players_move_is_made(
         assert not pages.errors, pages.errors
     finally:
         pages.close()
+
+
+#: the page's own build.js (the same module instance its pages use)
+BUILD_MODULE = """async () => {
+  const src = document.querySelector("script[type=module]").src.replace(/main\\.js$/, "build.js");
+  window.build = await import(src);
+  window.sameTab = true;
+}"""
+
+
+def test_a_page_without_a_room_reloads_at_the_next_navigation_and_never_in_a_loop(
+    pages: Pages,
+) -> None:
+    page = pages.open("/")
+    page.wait_for_selector("#create-name")
+    page.evaluate(BUILD_MODULE)
+    page.evaluate("() => window.build.serverBuild('feedbeef0000')")  # as an X-Build would
+    page.wait_for_timeout(1500)
+    assert page.evaluate("() => window.sameTab === true"), "reloaded with nobody going anywhere"
+    page.evaluate("() => { location.hash = '#history'; }")
+    page.wait_for_function("() => window.sameTab === undefined")  # a fresh page...
+    page.wait_for_selector(".history h1")  # ...at the page asked for
+    # the same server answered with the same client: told again, the tab does
+    # not reload again, it just goes where it was asked
+    page.evaluate(BUILD_MODULE)
+    page.evaluate("() => window.build.serverBuild('feedbeef0000')")
+    page.evaluate("() => { location.hash = ''; }")
+    page.wait_for_selector("#create-name")
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => window.sameTab === true"), "a second reload for the same build"
