@@ -178,8 +178,12 @@ def test_the_phone_history_shows_every_column_and_its_replay_link(
     assert box is not None and box["height"] >= 44 and box["x"] + box["width"] <= PHONE["width"]
     shoot(page, "history-phone")
     link.click()
-    page.wait_for_selector(".replay .stepinfo")
+    page.wait_for_selector("body[data-replay-chapters='3']")
     assert page.url.endswith(f"#game/{posso.game}")
+    # the replay's hand controls fit the phone too
+    hands = ("[aria-label='Previous hand']", ".replay select.jump", "[aria-label='Next hand']")
+    for control in hands:
+        assert page.locator(control).evaluate(INSIDE), f"{control} is cut off"
 
 
 def test_a_closed_game_over_card_stays_closed_after_a_refresh(
