@@ -258,7 +258,8 @@ async def replay_record(
     limit: Annotated[int, Query(ge=1, le=MAX_STEPS)] = PAGE_STEPS,
 ) -> dict[str, Any]:
     """Replay a game record someone kept: whoever holds it already holds every
-    card, so every seat's view is shown."""
+    card, so every seat's view is shown.  Pages as a stored game's replay
+    gives them, the first with its `chapters` (app/api/history.py)."""
     if record.game not in GAMES:
         raise fail(422, "unknown_game", f"this server has no {record.game!r} game")
     steps = await replay_steps(
