@@ -80,6 +80,10 @@ def test_a_seat_link_moves_an_away_seat_to_a_new_device(
 def test_a_move_link_takes_a_persons_own_place_to_their_new_device(
     client: TestClient, records: MemoryRecords
 ) -> None:
+    """The place moves and its record stays the person's: the person moves
+    with it (tests/api/test_moving.py follows their games and records on a
+    server with a database; this one keeps none, so no cookie is given)."""
+    _as_browser(client, "ann-laptop")
     t = create(client, "tiny")
     with connect(client, t["code"], t["token"]) as ann:
         ann.recv()
@@ -88,7 +92,8 @@ def test_a_move_link_takes_a_persons_own_place_to_their_new_device(
         r = client.post(f"/api/rooms/{t['code']}/claim", json={"claim": link["claim"]})
         assert r.status_code == 200, r.text
         assert r.json()["player"] == t["player"] and r.json()["seat"] == 0
-    assert _stored(client, records, t["code"], t["player"]).guest_id == guest_key("ann-phone")
+        assert GUEST_COOKIE not in r.cookies
+    assert _stored(client, records, t["code"], t["player"]).guest_id == guest_key("ann-laptop")
     qr = client.post("/api/qr", json={"text": f"http://x/r/{t['code']}#claim={link['claim']}"})
     assert qr.status_code == 200 and qr.json()["svg"].startswith("data:image/svg+xml")
 

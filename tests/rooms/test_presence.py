@@ -159,7 +159,8 @@ async def test_a_seat_link_after_the_grace_is_announced_and_changes_nobody_elses
     made = events(ann, "link_made")[-1]
     assert (made["name"], made["by"], made["seat"]) == ("P1", "P0", 1)
     # Eve, on her own browser, opens the link
-    player, token = await room.claim(token_hash(claim), guest_id="g-eve")
+    player, token, own = await room.claim(token_hash(claim), guest_id="g-eve")
+    assert not own, "a seat link someone else made"
     assert player.player_id == bob.player_id and player.seat == 1
     assert player.guest_id == "g-bob" and player.account_id is None, "nothing of Eve's is written"
     assert room.authenticate(token) is player
@@ -211,7 +212,8 @@ async def test_a_move_link_moves_a_persons_own_place_to_their_new_device() -> No
     await room.handle(bob, 1, "cmd", {"type": "move_link"})
     (ack,) = replies(bob, 1)
     claim = ack["data"]["claim"]  # type: ignore[index]
-    player, token = await room.claim(token_hash(claim), guest_id="g-bob-phone")
+    player, token, own = await room.claim(token_hash(claim), guest_id="g-bob-phone")
+    assert own
     assert player is bob_rec and player.seat == 1
     assert player.guest_id == "g-bob-phone", "the new device is the same person"
     assert room.authenticate(token) is player and room.authenticate(old_token) is None
