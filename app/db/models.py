@@ -128,6 +128,10 @@ class Room(Base):
     #: the epoch of the room's current owner process (several processes): an
     #: append carrying an older epoch is refused (app/store/cluster.py)
     epoch: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    #: seat tokens links replaced, by the token's hash: {name, by, own, at},
+    #: so an old device is told what happened after a restart too (null:
+    #: none, or written by a release before 0008)
+    replaced: Mapped[dict[str, Any] | None]
 
 
 class Player(Base):
