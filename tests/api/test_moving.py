@@ -6,14 +6,20 @@ records there; the old browser is nobody any more."""
 from __future__ import annotations
 
 import random
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from app.api.identity import GUEST_COOKIE
-from tests.api.client import connect
+from app.core.config import Settings
+from app.main import create_app
+from tests.api.client import connect, create, join
+from tests.api.conftest import OPEN_DOORS
 from tests.api.evenings import Evening, Person, evening, play_games
 from tests.db import backends
+from tests.services import require_redis
 
 backend_url = backends.backend_url
 db_url = backends.db_url
@@ -97,3 +103,35 @@ def test_a_move_link_takes_a_guests_games_and_records_to_the_new_browser(db_url:
             play_games(bob, 1, rng)
         assert len(_get(ev, "Tablet", "/api/me/games")["games"]) == 3
         assert _get(ev, "Tablet", f"/api/people/{person}")["played"] == 3
+
+
+@pytest.mark.postgres
+def test_a_move_link_answered_by_another_process_moves_the_person(tiny: None) -> None:
+    """Three processes on one Redis and one PostgreSQL database: Bob's move
+    link, made through one process and opened through another, both
+    relaying to the room's owner, moves Bob's guest identity all the same."""
+    redis = require_redis()
+    with ExitStack() as stack:
+        url = stack.enter_context(backends.fresh_pg_database())
+        settings = Settings(
+            **{**OPEN_DOORS, "redis_url": redis, "lease_seconds": 3, "database_url": url}
+        )
+        owner, other, third = (stack.enter_context(TestClient(create_app(settings))) for _ in "abc")
+        owner.cookies.set(GUEST_COOKIE, "ann-laptop-" + "z" * 40)
+        t = create(owner, "tiny")
+        other.cookies.set(GUEST_COOKIE, "bob-laptop-" + "z" * 40)
+        b = join(other, t["code"], "Bob")
+        bob_person = other.get("/api/me/person").json()["person"]
+        with connect(other, t["code"], b["token"]) as bob:
+            bob.until_view(lambda v: True)
+            link = bob.ok(bob.cmd("move_link"))["data"]["claim"]
+        third.cookies.set(GUEST_COOKIE, "bob-phone-" + "z" * 40)
+        r = third.post(f"/api/rooms/{t['code']}/claim", json={"claim": link})
+        assert r.status_code == 200 and r.json()["player"] == b["player"], r.text
+        given = r.cookies.get(GUEST_COOKIE)
+        assert given, "the new browser is given the person's identity"
+        third.cookies.clear()
+        third.cookies.set(GUEST_COOKIE, given)
+        assert third.get("/api/me/person").json()["person"] == bob_person
+        other_now = other.get("/api/me/person")
+        assert other_now.json()["person"] != bob_person, "the laptop's cookie is revoked"
