@@ -68,7 +68,10 @@ def test_a_move_link_takes_a_guests_games_and_records_to_the_new_browser(db_url:
         mine, bob_token = ev.open_room("bigtwo", "Bob", ["Ann"])
         with ev.host(mine, bob_token) as bob:
             play_games(bob, 1, rng)
-        theirs, ann_token = ev.open_room("bigtwo", "Ann", ["Bob"])
+        theirs, ann_token = ev.open_room("bigtwo", "Ann", [])
+        _browser(ev, "Bob")
+        joined = ev.client.post(f"/api/rooms/{theirs}/join", json={"name": "Bob"})
+        bob_there = joined.json()["token"]
         with ev.host(theirs, ann_token) as ann:
             play_games(ann, 1, rng)
         games = {g["id"] for g in _get(ev, "Bob", "/api/me/games")["games"]}
@@ -88,6 +91,10 @@ def test_a_move_link_takes_a_guests_games_and_records_to_the_new_browser(db_url:
         _browser(ev, "Bob")
         refused = ev.client.get(f"/api/people/{person}")
         assert refused.status_code == 403, "the laptop may not read Bob's records any more"
+        # the laptop's place in Ann's room keeps its seat token: moved, it would
+        # leave the seat with nobody (the phone has no token for it)
+        with connect(ev.client, theirs, bob_there) as laptop_there:
+            assert laptop_there.until_view(lambda v: v["you"] is not None)["you"]["seat"] == 1
         # Ann keeps her games, and still plays with the same Bob
         assert len(_get(ev, "Ann", "/api/me/games")["games"]) == 2
 
