@@ -9,6 +9,11 @@ The cookie is a bearer secret, so it goes no further than this module: the
 `guest_id` everything below sees - rooms, Redis streams, the database - is
 its SHA-256 (`guest_key`).  A copy of the database or of Redis holds no value
 that could be put in a browser to pass as someone.
+
+A person's own move link moves the person, not only the place: the new
+browser gets a fresh cookie that acts as the person's guest id, and the old
+browser's cookie is revoked (app/db/models.py, `GuestAlias`), so the
+person's history and records are found from the new browser only.
 """
 
 from __future__ import annotations
@@ -42,10 +47,21 @@ def new_secret() -> str:
 async def identity(request: Request, response: Response) -> Identity:
     """FastAPI dependency: the caller's identity, issuing a guest cookie if needed."""
     guest = request.cookies.get(GUEST_COOKIE)
-    if not guest or len(guest) > 128:
-        guest = new_guest(response)
+    guest_id = await _guest_of(request, guest) if guest and len(guest) <= 128 else None
+    if guest_id is None:
+        guest_id = guest_key(new_guest(response))
     account_id, account_name = await _account_of(request)
-    return Identity(guest_key(guest), account_id, account_name)
+    return Identity(guest_id, account_id, account_name)
+
+
+async def _guest_of(request: Request, cookie: str) -> str | None:
+    """The guest id the cookie acts as: its hash, or the person a move link
+    made it stand for; None if a move link revoked it (the browser is then
+    given a fresh identity, as a new browser is).  Without a database there
+    are no aliases."""
+    key = guest_key(cookie)
+    accounts = getattr(request.app.state, "accounts", None)
+    return key if accounts is None else await accounts.guest_of(key)
 
 
 def guest_key(cookie: str) -> str:
@@ -56,11 +72,16 @@ def guest_key(cookie: str) -> str:
 
 
 def new_guest(response: Response) -> str:
-    """Issue this browser a fresh guest identity (first contact, and signing out,
-    so the next person at a shared computer does not inherit the last one's games)."""
+    """Issue this browser a fresh guest identity (first contact, signing out -
+    so the next person at a shared computer does not inherit the last one's
+    games - and a cookie a move link revoked); returns the cookie."""
     guest = new_secret()
-    _set(response, GUEST_COOKIE, guest, 10 * _YEAR)
+    set_guest_cookie(response, guest)
     return guest
+
+
+def set_guest_cookie(response: Response, cookie: str) -> None:
+    _set(response, GUEST_COOKIE, cookie, 10 * _YEAR)
 
 
 def set_session_cookie(response: Response, token: str, max_age: int) -> None:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import RoomCode, get_rooms, http_error
 from app.api.doors import JOINS, LOOKUPS, ROOMS, limited
-from app.api.identity import Identity, identity
+from app.api.identity import Identity, guest_key, identity, new_secret, set_guest_cookie
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.manager import RoomManager
+from app.rooms.room import moves_as_guest
 from app.rooms.settings import RoomSettings
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["rooms"])
 Rooms = Annotated[RoomManager, Depends(get_rooms)]
 Who = Annotated[Identity, Depends(identity)]
@@ -93,15 +96,43 @@ class ClaimSeat(BaseModel):
 
 
 @router.post("/rooms/{code}/claim", response_model=Ticket, dependencies=[limited(LOOKUPS)])
-async def claim_seat(code: RoomCode, body: ClaimSeat, rooms: Rooms, who: Who) -> Ticket:
+async def claim_seat(
+    code: RoomCode, body: ClaimSeat, rooms: Rooms, who: Who, request: Request, response: Response
+) -> Ticket:
     """Take a place back on this device with a one-time seat link; the place's
     old token stops working.  A link for a room that is not open gets the same
-    answer as any other bad link: no oracle for which codes exist."""
+    answer as any other bad link: no oracle for which codes exist.
+
+    A guest's own move link moves the person: this browser is given a fresh
+    cookie that acts as the person's guest id (their games in every room,
+    their records), and the old browser's cookie is revoked."""
     try:
-        code, player, token = await rooms.claim(code, body.claim, guest_id=who.guest_id)
+        code, player, token, own = await rooms.claim(code, body.claim, guest_id=who.guest_id)
     except RoomError as err:
         raise http_error(bad_claim() if err.code == "no_room" else err) from None
+    if own and moves_as_guest(player) and player.guest_id != who.guest_id:
+        await _move_guest(request, response, str(player.guest_id))
     return Ticket(code=code, token=token, seat=player.seat, player=player.player_id)
+
+
+async def _move_guest(request: Request, response: Response, guest_id: str) -> None:
+    """This browser becomes the guest `guest_id` (a fresh cookie bound to
+    it); the person's other browsers stop acting as them.  Without a
+    database there is no history to follow the person.  If the database
+    fails here, the place has moved all the same (its new token is in the
+    answer): the person's history stays with the old browser, and a log line
+    says so - refusing now would lose the place, which the old device has
+    already given up."""
+    accounts = getattr(request.app.state, "accounts", None)
+    if accounts is None:
+        return
+    cookie = new_secret()
+    try:
+        await accounts.move_guest(guest_key(cookie), guest_id)
+    except Exception:
+        log.exception("a move link moved a place, but not its guest identity")
+        return
+    set_guest_cookie(response, cookie)
 
 
 @router.get("/rooms/{code}", dependencies=[limited(LOOKUPS)])

@@ -28,7 +28,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.models import Account, LoginSession, Player, utcnow
+from app.db.models import Account, GuestAlias, LoginSession, Player, utcnow
 from app.db.summaries import adopt
 
 log = logging.getLogger(__name__)
@@ -197,6 +197,31 @@ class Accounts:
         """Give the account every game this browser played as a guest."""
         async with self._write() as s:
             return await _adopt(s, account_id, guest_id)
+
+    async def guest_of(self, key: str) -> str | None:
+        """The guest id a cookie whose hash is `key` acts as: itself, unless a
+        move link made it an alias of a person's guest id (that id) or
+        revoked it (None: the browser is nobody any more).  One read by key,
+        on every request that asks who it is, so that a revoked cookie stops
+        acting at once in every process."""
+        async with self.sessions() as s:
+            found = (
+                await s.execute(select(GuestAlias.guest_id).where(GuestAlias.key == key))
+            ).first()
+        return key if found is None else found[0]
+
+    async def move_guest(self, key: str, guest_id: str) -> None:
+        """The person `guest_id` continues on the browser whose new cookie
+        hashes to `key`: that cookie acts as them from now on, and every
+        other cookie that did - the person's own first cookie, and any
+        earlier alias - is revoked, in one transaction."""
+        async with self._write() as s:
+            await s.execute(
+                update(GuestAlias).where(GuestAlias.guest_id == guest_id).values(guest_id=None)
+            )
+            await s.execute(delete(GuestAlias).where(GuestAlias.key.in_((guest_id, key))))
+            s.add(GuestAlias(key=guest_id, guest_id=None))
+            s.add(GuestAlias(key=key, guest_id=guest_id))
 
     async def purge_expired(self) -> int:
         async with self._write() as s:

@@ -84,6 +84,25 @@ class LoginSession(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class GuestAlias(Base):
+    """A guest cookie that stands for another guest identity, or for none.
+
+    A person who moves to another device with their own move link takes
+    their guest identity along: the new browser gets a fresh cookie whose
+    hash (`key`) names the person's guest id, and every other cookie of that
+    person - the old device's - gets a row with `guest_id` null: revoked, so
+    it is a stranger's browser from then on (app/db/accounts.py, `move_guest`).
+    A cookie without a row is its own guest id, as before this table."""
+
+    __tablename__ = "guest_aliases"
+
+    #: SHA-256 of a guest cookie (app/api/identity.py, `guest_key`)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    #: the guest id the cookie acts as; null: revoked
+    guest_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class Room(Base):
     __tablename__ = "rooms"
     __table_args__ = (
@@ -109,6 +128,10 @@ class Room(Base):
     #: the epoch of the room's current owner process (several processes): an
     #: append carrying an older epoch is refused (app/store/cluster.py)
     epoch: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    #: seat tokens links replaced, by the token's hash: {name, by, own, at},
+    #: so an old device is told what happened after a restart too (null:
+    #: none, or written by a release before 0008)
+    replaced: Mapped[dict[str, Any] | None]
 
 
 class Player(Base):

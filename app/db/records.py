@@ -74,7 +74,14 @@ from app.db.session import (
     sqlite_writer,
 )
 from app.db.sqlite_appends import Busy, FastAppends
-from app.store.records import Fenced, FinishedGame, GameRecord, PlayerRecord, RoomRecord
+from app.store.records import (
+    Fenced,
+    FinishedGame,
+    GameRecord,
+    PlayerRecord,
+    ReplacedToken,
+    RoomRecord,
+)
 from app.store.records import Snapshot as StoredSnapshot
 
 log = logging.getLogger(__name__)
@@ -724,6 +731,7 @@ def _room_record(r: Room, players: list[PlayerRecord]) -> RoomRecord:
         players=players,
         tally={str(k): int(v) for k, v in (r.tally or {}).items()},
         closed=False,
+        replaced={str(h): ReplacedToken(**v) for h, v in (r.replaced or {}).items()},
     )
 
 

@@ -80,7 +80,16 @@ _LATEST_ROOM = (
     .order_by(_rooms.c.id.desc())
     .limit(1)
 )
-_ROOM_FIELDS = ("game", "options", "settings", "host_player_id", "tally", "closed", "updated_at")
+_ROOM_FIELDS = (
+    "game",
+    "options",
+    "settings",
+    "host_player_id",
+    "tally",
+    "closed",
+    "updated_at",
+    "replaced",
+)
 _INSERT_ROOM = insert(_rooms).returning(_rooms.c.id)
 _UPDATE_ROOM = (
     update(_rooms)
@@ -216,6 +225,7 @@ def save_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:
         "tally": dict(room.tally),
         "closed": room.closed,
         "updated_at": utcnow(),
+        "replaced": {h: dataclasses.asdict(r) for h, r in room.replaced.items()},
     }
     if room_id is None:
         room_id = conn.execute(_INSERT_ROOM, {"code": room.code, **values}).scalar_one()

@@ -368,15 +368,16 @@ class ClusterManager(RoomManager):
         room = await super().require(code)
         if op == "public":
             return room.room_public()
+        own = False
         if op == "join":
             player, token = await room.join(**args)
         elif op == "claim":
-            player, token = await room.claim(
+            player, token, own = await room.claim(
                 args["claim"], guest_id=args.get("guest_id"), token_hash=args.get("token_hash")
             )
         else:
             raise RoomError("bad_command", f"unknown call {op!r}")
-        return {"code": room.code, "player": _player_json(player), "token": token}
+        return {"code": room.code, "player": _player_json(player), "token": token, "own": own}
 
     async def join(
         self,
@@ -403,12 +404,12 @@ class ClusterManager(RoomManager):
 
     async def claim(
         self, code: str, claim: str, *, guest_id: str | None = None
-    ) -> tuple[str, PlayerRecord, str]:
+    ) -> tuple[str, PlayerRecord, str, bool]:
         token = new_token()
         got = await self._call(
             code, "claim", claim=token_hash(claim), guest_id=guest_id, token_hash=token_hash(token)
         )
-        return got["code"], PlayerRecord(**got["player"]), token
+        return got["code"], PlayerRecord(**got["player"]), token, bool(got.get("own"))
 
     async def public(self, code: str) -> dict[str, Any]:
         return dict(await self._call(code, "public"))

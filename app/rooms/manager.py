@@ -134,10 +134,12 @@ class RoomManager:
 
     async def claim(
         self, code: str, claim: str, *, guest_id: str | None = None
-    ) -> tuple[str, PlayerRecord, str]:
+    ) -> tuple[str, PlayerRecord, str, bool]:
+        """Take a place with a link; the room's code as stored, the person,
+        their new token, and whether it was the person's own move link."""
         room = await self.require(code)
-        player, token = await room.claim(token_hash(claim), guest_id=guest_id)
-        return room.code, player, token
+        player, token, own = await room.claim(token_hash(claim), guest_id=guest_id)
+        return room.code, player, token, own
 
     async def public(self, code: str) -> dict[str, Any]:
         return (await self.require(code)).room_public()

@@ -21,14 +21,17 @@ from app.rooms.clock import Clock, system_clock
 from app.rooms.errors import RoomError
 from app.rooms.ratelimit import TokenBucket
 from app.rooms.tokens import new_player_id, new_token, token_hash
-from app.store.records import PlayerRecord, RoomRecord
+from app.store.records import PlayerRecord, ReplacedToken, RoomRecord
 
 #: people (players and spectators) in one room
 MAX_MEMBERS = 60
 #: seconds a seat link stays good
 CLAIM_TTL = 15 * 60
-#: replaced tokens remembered, so an old device coming back is told what happened
+#: replaced tokens remembered, so an old device coming back is told what
+#: happened: at most this many per room, for at most REPLACED_TTL seconds
+#: (stored with the room, so a restart forgets none of them)
 REPLACED_MAX = 64
+REPLACED_TTL = 7 * 24 * 3600
 #: chat per person, players and spectators alike, whatever their number of tabs:
 #: a message a second on average, in bursts of up to CHAT_BURST
 CHAT_RATE = 1.0
@@ -49,23 +52,16 @@ class Claim:
         return self.by == self.player_id
 
 
-@dataclasses.dataclass(frozen=True)
-class Replaced:
-    """What became of a token a link replaced: told to its device if it comes back."""
-
-    name: str
-    by: str
-    own: bool
-
-    def refusal(self) -> RoomError:
-        if self.own:
-            text = f"{self.name}, you moved your place to another device; this one is signed out"
-        else:
-            text = (
-                f"{self.name}'s seat moved to a new device with a seat link {self.by} made "
-                "while this device was away; ask the table for a new seat link to play here"
-            )
-        return RoomError("seat_moved", text)
+def moved_refusal(r: ReplacedToken) -> RoomError:
+    """What a device whose token a link replaced is told when it comes back."""
+    if r.own:
+        text = f"{r.name}, you moved your place to another device; this one is signed out"
+    else:
+        text = (
+            f"{r.name}'s seat moved to a new device with a seat link {r.by} made "
+            "while this device was away; ask the table for a new seat link to play here"
+        )
+    return RoomError("seat_moved", text)
 
 
 class Membership:
@@ -84,8 +80,11 @@ class Membership:
         self.seated_at: dict[str, int] = {}
         #: one-time links by hash of the secret: at most one per person
         self.claims: dict[str, Claim] = {}
-        #: tokens that links replaced, by hash, newest last (at most REPLACED_MAX)
-        self.replaced: dict[str, Replaced] = {}
+        #: tokens that links replaced, by hash, newest last (at most
+        #: REPLACED_MAX, none older than REPLACED_TTL): the record's own map,
+        #: so that it is saved with the room
+        record.replaced = {h: r for h, r in record.replaced.items() if now - r.at <= REPLACED_TTL}
+        self.replaced = record.replaced
         #: each person's chat allowance (people in the room only)
         self.chatter: dict[str, TokenBucket] = {}
         self._order = itertools.count()
@@ -244,7 +243,10 @@ class Membership:
         """`p`'s current token is about to be replaced by a link `by` made."""
         if not p.token_hash:
             return
-        self.replaced[p.token_hash] = Replaced(p.name, by, own)
+        now = self.clock()
+        self.replaced[p.token_hash] = ReplacedToken(p.name, by, own, now)
+        for h in [h for h, r in self.replaced.items() if now - r.at > REPLACED_TTL]:
+            del self.replaced[h]
         while len(self.replaced) > REPLACED_MAX:
             del self.replaced[next(iter(self.replaced))]
 
@@ -252,8 +254,8 @@ class Membership:
         """Why a token that names nobody here is turned away, in plain words
         when a link replaced it."""
         replaced = self.replaced.get(hashed) if hashed else None
-        if replaced is not None:
-            return replaced.refusal()
+        if replaced is not None and self.clock() - replaced.at <= REPLACED_TTL:
+            return moved_refusal(replaced)
         return RoomError("bad_token", "this link's seat token is missing or not valid")
 
     def humans(self) -> list[PlayerRecord]:
@@ -352,4 +354,5 @@ class Membership:
             players=[dataclasses.replace(p) for p in r.players],
             tally=dict(r.tally),
             closed=r.closed,
+            replaced=dict(r.replaced),
         )

@@ -53,6 +53,12 @@ BOT_FILL_GAMES = frozenset({"bigtwo"})
 Seeds = Callable[[], int]
 
 
+def moves_as_guest(p: PlayerRecord) -> bool:
+    """Whether `p`'s own move link moves a guest identity (a guest with a
+    guest id; someone signed in simply signs in on the new device)."""
+    return p.account_id is None and bool(p.guest_id)
+
+
 def new_seed() -> int:
     return secrets.randbits(62)
 
@@ -250,12 +256,18 @@ class Room:
 
     async def claim(
         self, claim_hash: str, *, guest_id: str | None = None, token_hash: str | None = None
-    ) -> tuple[PlayerRecord, str]:
+    ) -> tuple[PlayerRecord, str, bool]:
         """Take a place with a one-time link (`seat_link`, `move_link`), named by
-        the hash of its secret (the secret itself never leaves the route).  Only a
-        person's own move link ties the place to this device's guest identity:
-        a seat link someone else made writes nothing of the claimer's onto the
-        person's record, so each person's history holds what they played."""
+        the hash of its secret (the secret itself never leaves the route); the
+        person, their new token, and whether it was their own move link.
+
+        A seat link someone else made writes nothing of the claimer's onto the
+        person's record, so each person's history holds what they played.  A
+        guest's own move link leaves the record as it is too: the person
+        moves, not only the place - the route makes the new browser act as
+        the person's guest id everywhere (app/api/rooms.py).  A place held by an
+        account (or with no guest id) takes the new browser's guest id, so
+        that browser sees the game even while signed out."""
         async with self.lock:
             found = None if self.closed else self.members.take_claim(claim_hash)
             if found is None:
@@ -265,11 +277,11 @@ class Room:
             self.members.remember_replaced(person, maker, claim.own)
             token = await self._move_device(
                 person,
-                guest_id if claim.own else None,
+                guest_id if claim.own and not moves_as_guest(person) else None,
                 by=None if claim.own else maker,
                 hashed=token_hash,
             )
-            return person, token
+            return person, token, claim.own
 
     async def _move_device(
         self,

@@ -34,6 +34,21 @@ class PlayerRecord:
     account_id: int | None = None
 
 
+@dataclass(frozen=True)
+class ReplacedToken:
+    """What became of a seat token a link replaced, kept with the room (by
+    the token's hash) so that its device, coming back even after a restart,
+    is told in plain words what happened: whose place (`name`), who made the
+    link (`by`), whether it was the person's own move, and when (`at`,
+    wall-clock seconds).  The room keeps a bounded number, for a bounded
+    time (app/rooms/membership.py)."""
+
+    name: str
+    by: str
+    own: bool
+    at: float
+
+
 @dataclass
 class RoomRecord:
     code: str
@@ -44,6 +59,8 @@ class RoomRecord:
     players: list[PlayerRecord] = field(default_factory=list)
     tally: dict[str, int] = field(default_factory=dict)  # Big Two series points by player_id
     closed: bool = False
+    #: seat tokens links replaced, by their hash, oldest first
+    replaced: dict[str, ReplacedToken] = field(default_factory=dict)
 
 
 class Fenced(Exception):

@@ -10,8 +10,18 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from app.api.identity import GUEST_COOKIE, guest_key
+from app.core.config import Settings
+from app.db.setup import open_records
+from app.main import create_app
 from app.store.records import MemoryRecords, PlayerRecord
 from tests.api.client import connect, create, join
+from tests.api.conftest import OPEN_DOORS
+from tests.db import backends
+
+backend_url = backends.backend_url
+db_url = backends.db_url
+pg_url = backends.pg_url
+sqlite_template = backends.sqlite_template
 
 FAST = {"bot_delay": 0}
 
@@ -23,6 +33,19 @@ def _as_browser(client: TestClient, cookie: str) -> None:
 
 def _stored(client: TestClient, records: MemoryRecords, code: str, pid: str) -> PlayerRecord:
     return next(p for p in records.rooms[code].players if p.player_id == pid)
+
+
+def _refused_plainly(client: TestClient, code: str, old_token: str) -> None:
+    """Bob's old device is refused, told in plain words whose link took his seat."""
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        connect(client, code, old_token) as old,
+    ):
+        error = old.recv()["error"]
+        assert error["code"] == "seat_moved"
+        assert "Bob's seat moved to a new device with a seat link Ann made" in error["message"]
+        old.recv()
+    assert closed.value.code == 4401
 
 
 def test_a_seat_link_moves_an_away_seat_to_a_new_device(
@@ -60,15 +83,7 @@ def test_a_seat_link_moves_an_away_seat_to_a_new_device(
             bob_before.account_id,
         ), "a claim writes nothing of the claimer's onto Bob's record"
         # the old device is refused, in plain words; the new one has the seat, mid-game
-        with (
-            pytest.raises(WebSocketDisconnect) as closed,
-            connect(client, t["code"], b["token"]) as old,
-        ):
-            error = old.recv()["error"]
-            assert error["code"] == "seat_moved"
-            assert "Bob's seat moved to a new device with a seat link Ann made" in error["message"]
-            old.recv()
-        assert closed.value.code == 4401
+        _refused_plainly(client, t["code"], b["token"])
         with connect(client, t["code"], ticket["token"]) as phone:
             view = phone.until_view(lambda v: v["game"] is not None)
             assert view["you"]["seat"] == 1 and view["room"]["status"] == "playing"
@@ -80,6 +95,10 @@ def test_a_seat_link_moves_an_away_seat_to_a_new_device(
 def test_a_move_link_takes_a_persons_own_place_to_their_new_device(
     client: TestClient, records: MemoryRecords
 ) -> None:
+    """The place moves and its record stays the person's: the person moves
+    with it (tests/api/test_moving.py follows their games and records on a
+    server with a database; this one keeps none, so no cookie is given)."""
+    _as_browser(client, "ann-laptop")
     t = create(client, "tiny")
     with connect(client, t["code"], t["token"]) as ann:
         ann.recv()
@@ -88,7 +107,8 @@ def test_a_move_link_takes_a_persons_own_place_to_their_new_device(
         r = client.post(f"/api/rooms/{t['code']}/claim", json={"claim": link["claim"]})
         assert r.status_code == 200, r.text
         assert r.json()["player"] == t["player"] and r.json()["seat"] == 0
-    assert _stored(client, records, t["code"], t["player"]).guest_id == guest_key("ann-phone")
+        assert GUEST_COOKIE not in r.cookies
+    assert _stored(client, records, t["code"], t["player"]).guest_id == guest_key("ann-laptop")
     qr = client.post("/api/qr", json={"text": f"http://x/r/{t['code']}#claim={link['claim']}"})
     assert qr.status_code == 200 and qr.json()["svg"].startswith("data:image/svg+xml")
 
@@ -101,3 +121,25 @@ def test_a_bad_claim_is_refused_plainly(client: TestClient) -> None:
         "code": "bad_claim",
         "message": "this seat link is not valid any more: ask for a new one",
     }
+
+
+def test_the_old_device_is_told_what_happened_after_a_restart(tiny: None, db_url: str) -> None:
+    """The note for the old device is stored with the room: a new server
+    over the same database, rebuilding the room from storage, still tells
+    Bob's old device in plain words whose link took his seat."""
+    settings = Settings(**OPEN_DOORS)
+    with TestClient(create_app(settings, open_records(db_url))) as client:
+        _as_browser(client, "ann-browser")
+        t = create(client, "tiny", settings={**FAST, "disconnect_grace": 0})
+        _as_browser(client, "bob-browser")
+        b = join(client, t["code"], "Bob")  # and his phone dies before it connects
+        with connect(client, t["code"], t["token"]) as ann:
+            ann.recv()
+            link = ann.ok(ann.cmd("seat_link", seat=1))["data"]
+        _as_browser(client, "eve-browser")
+        r = client.post(f"/api/rooms/{t['code']}/claim", json={"claim": link["claim"]})
+        assert r.status_code == 200, r.text
+    with TestClient(create_app(settings, open_records(db_url))) as client:
+        _refused_plainly(client, t["code"], b["token"])
+        with connect(client, t["code"], r.json()["token"]) as new:
+            assert new.until_view(lambda v: v["you"] is not None)["you"]["seat"] == 1

@@ -14,14 +14,23 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, update
 
 from app.db import records as db_records
 from app.db.history import game_info
-from app.db.models import Account, ActionRow, GameRow, GameSeat, Player, ScoreHand, ScoreLine
+from app.db.models import (
+    Account,
+    ActionRow,
+    GameRow,
+    GameSeat,
+    Player,
+    Room,
+    ScoreHand,
+    ScoreLine,
+)
 from app.db.records import DbRecords
 from app.db.session import make_engine
-from app.store.records import MemoryRecords, PlayerRecord, Records, RoomRecord
+from app.store.records import MemoryRecords, PlayerRecord, Records, ReplacedToken, RoomRecord
 
 
 def room(code: str = "ABC234", *, closed: bool = False, players: int = 3) -> RoomRecord:
@@ -77,6 +86,23 @@ async def test_live_rooms_are_what_memory_records_would_give(records: DbRecords)
     await script(memory)
     await script(records)
     assert _comparable(await records.live_rooms()) == _comparable(await memory.live_rooms())
+
+
+async def test_replaced_tokens_are_kept_and_a_room_the_last_release_saved_has_none(
+    records: DbRecords,
+) -> None:
+    kept = room("ROOM03")
+    kept.replaced = {"h" * 64: ReplacedToken("Player 1", "Player 0", own=False, at=1234.5)}
+    await records.save_room(kept)
+    loaded = await records.load_room("ROOM03")
+    assert loaded is not None and loaded[0].replaced == kept.replaced
+    live = {r.code: r for r, _ in await records.live_rooms()}
+    assert live["ROOM03"].replaced == kept.replaced
+    # the release before 0008_replaced_tokens leaves the column null
+    async with records.engine.begin() as conn:
+        await conn.execute(update(Room).where(Room.code == "ROOM03").values(replaced=None))
+    loaded = await records.load_room("ROOM03")
+    assert loaded is not None and loaded[0].replaced == {}
 
 
 async def test_a_restarted_server_finds_every_live_game_with_its_whole_log(db_url: str) -> None:

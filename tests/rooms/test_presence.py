@@ -8,7 +8,9 @@ import time
 
 import pytest
 
+from app.rooms.membership import REPLACED_MAX, REPLACED_TTL, Membership
 from app.rooms.tokens import token_hash
+from app.store.records import RoomRecord
 from tests.rooms.harness import Recorder, attach, new_room, seat_people, settle
 from tests.rooms.tinygame import TINY
 
@@ -159,7 +161,8 @@ async def test_a_seat_link_after_the_grace_is_announced_and_changes_nobody_elses
     made = events(ann, "link_made")[-1]
     assert (made["name"], made["by"], made["seat"]) == ("P1", "P0", 1)
     # Eve, on her own browser, opens the link
-    player, token = await room.claim(token_hash(claim), guest_id="g-eve")
+    player, token, own = await room.claim(token_hash(claim), guest_id="g-eve")
+    assert not own, "a seat link someone else made"
     assert player.player_id == bob.player_id and player.seat == 1
     assert player.guest_id == "g-bob" and player.account_id is None, "nothing of Eve's is written"
     assert room.authenticate(token) is player
@@ -211,7 +214,8 @@ async def test_a_move_link_moves_a_persons_own_place_to_their_new_device() -> No
     await room.handle(bob, 1, "cmd", {"type": "move_link"})
     (ack,) = replies(bob, 1)
     claim = ack["data"]["claim"]  # type: ignore[index]
-    player, token = await room.claim(token_hash(claim), guest_id="g-bob-phone")
+    player, token, own = await room.claim(token_hash(claim), guest_id="g-bob-phone")
+    assert own
     assert player is bob_rec and player.seat == 1
     assert player.guest_id == "g-bob-phone", "the new device is the same person"
     assert room.authenticate(token) is player and room.authenticate(old_token) is None
@@ -267,3 +271,31 @@ async def test_people_coming_and_going_do_not_grow_the_rooms_maps() -> None:
     members = room.members
     assert len(members.names) <= 2 and len(members.claims) <= 1 and len(members.chatter) <= 1
     await room.shutdown()
+
+
+def test_replaced_tokens_are_kept_with_the_room_bounded_in_number_and_time() -> None:
+    """What the old devices are told is part of the room's record (saved
+    with it, so a rebuilt room still tells them), and the room keeps at
+    most REPLACED_MAX of them, none older than REPLACED_TTL."""
+    now = [1_000_000.0]
+    record = RoomRecord("TEST02", "tiny", {}, {}, None)
+    members = Membership(record, 2, clock=lambda: now[0])
+    people = [
+        members.add_person(f"P{i}", None, guest_id=None, account_id=None)[0] for i in range(3)
+    ]
+    old = token_hash(members.reissue_token(people[0]))
+    members.remember_replaced(people[0], "P1", own=False)
+    members.reissue_token(people[0])
+    rebuilt = Membership(members.snapshot(), 2, clock=lambda: now[0])
+    refusal = rebuilt.refusal(old)
+    assert refusal.code == "seat_moved" and "seat link P1 made" in refusal.message
+    for _ in range(REPLACED_MAX + 5):
+        members.reissue_token(people[1])
+        members.remember_replaced(people[1], "P2", own=True)
+    assert len(members.replaced) == REPLACED_MAX
+    assert old not in members.replaced, "the oldest go first"
+    young = token_hash(members.reissue_token(people[2]))
+    members.remember_replaced(people[2], "P0", own=False)
+    now[0] += REPLACED_TTL + 1
+    assert members.refusal(young).code == "bad_token", "told for REPLACED_TTL, no longer"
+    assert Membership(members.snapshot(), 2, clock=lambda: now[0]).replaced == {}

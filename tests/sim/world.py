@@ -539,7 +539,7 @@ class Sim:
         uses = 2 if self.rng.random() < 0.2 else 1
         for _ in range(uses):
             try:
-                _, player, token = await self.manager.claim(self.code, secret)
+                _, player, token, _ = await self.manager.claim(self.code, secret)
             except RoomError as err:
                 self.note(f"claim refused: {err.code}")
                 continue
