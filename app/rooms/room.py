@@ -34,6 +34,7 @@ from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
+from app.rooms.nudges import Nudge, nudge_text
 from app.rooms.settings import RoomSettings, host_grace, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
@@ -112,6 +113,12 @@ class Room:
         self._save_retry = Backoff()
         #: what the records last took: a save that would change nothing is skipped
         self._saved: RoomRecord | None = None
+        #: where turn nudges go (app/rooms/nudges.py; set by the manager when
+        #: the server can push), and per seat to act: its turn's number and
+        #: whether that turn has had its one nudge
+        self.nudge: Callable[[Nudge], None] | None = None
+        self._turns: dict[int, tuple[int, bool]] = {}
+        self._turn_count = 0
 
     @classmethod
     def new(
@@ -723,6 +730,54 @@ class Room:
     ) -> None:
         """Everything a change tells anyone goes out here (Delivery.change)."""
         self.delivery.change(events, with_view=with_view, room_changed=room_changed)
+        if self.nudge is not None:
+            self._nudge_turns(self.nudge)
+
+    def _nudge_turns(self, nudge: Callable[[Nudge], None]) -> None:
+        """After every change: a seat that is to act, whose person is not
+        here, gets one nudge in that turn (app/rooms/nudges.py).  A turn
+        starts when the seat enters `to_act` and ends when it leaves it; the
+        person leaving in the middle of their turn is nudged then."""
+        table, turns = self.table, self._turns
+        if not table.playing or self.closed:
+            turns.clear()
+            return
+        to_act = table.to_act
+        for seat in [s for s in turns if s not in to_act]:
+            del turns[seat]
+        for seat in to_act:
+            number, nudged = turns.get(seat) or (0, False)
+            if not number:
+                self._turn_count += 1
+                number = self._turn_count
+                turns[seat] = (number, False)
+            if nudged or not self._away_in_turn(seat):
+                continue
+            turns[seat] = (number, True)
+            player = self.members.players[table.game_seats[seat]]
+            host = self.members.host
+            text = nudge_text(
+                table.game.title,
+                self.members.names.get(host) if host else None,
+                is_host=host == player.player_id,
+            )
+
+            def still_due(seat: int = seat, number: int = number) -> bool:
+                return self._turns.get(seat, (0, True))[0] == number and self._away_in_turn(seat)
+
+            nudge(Nudge(self.code, player.guest_id, player.account_id, text, still_due))
+
+    def _away_in_turn(self, seat: int) -> bool:
+        """The seat is to act and its person plays it but is not here: no
+        socket open in the room, and no bot standing in."""
+        table = self.table
+        if self.closed or not table.playing or seat not in table.to_act:
+            return False
+        pid = table.game_seats[seat]
+        player = self.members.players.get(pid)
+        if player is None or player.is_bot or pid in self.delivery.conns:
+            return False
+        return not self.bot_drives(seat) and bool(player.guest_id or player.account_id)
 
     # ------------------------------------------------------------ lifecycle
 

@@ -12,6 +12,7 @@ import { showPerson, showVersus, showEvening, showSheets, showLoadReplay } from 
 import { api } from "./api.js";
 import { showRules } from "./rules.js";
 import { go } from "./nav.js";
+import { alertsOn, registerWorker, subscribePush } from "./nudge.js";
 
 let current = null; // the page's cleanup function
 
@@ -68,3 +69,6 @@ document.addEventListener("click", (e) => {
 
 showAccount($("#nav-account"));
 route();
+// the service worker makes the card room installable; with turn alerts on,
+// the push subscription is told again whose browser this is now
+registerWorker().then(() => (alertsOn() ? subscribePush() : null)).catch(() => {});
