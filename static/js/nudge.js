@@ -101,7 +101,7 @@ export function alertsSwitch() {
   const draw = (message) => {
     const why = whyOff();
     const on = alertsOn();
-    box.replaceChildren(
+    box.replaceChildren(...[
       h("h3", "Turn alerts"),
       why
         ? h("p.muted.nudges-off", { role: "note" }, why)
@@ -118,7 +118,7 @@ export function alertsSwitch() {
           },
         }, on ? "Turn alerts on: switch off" : "Tell me when it is my turn"),
       message ? h("p.muted", { role: "status" }, message) : null,
-    );
+    ].filter(Boolean));
   };
   draw();
   return box;

@@ -236,3 +236,37 @@ async def test_a_full_queue_drops_the_nudge_not_the_move() -> None:
     for _ in range(QUEUE_MAX + 3):
         nudges.send(Nudge("ROOM", "g", None, "Your turn in Tiny"))  # never waits
     assert nudges.counts["queued"] == QUEUE_MAX and nudges.counts["dropped"] == 3
+
+
+def test_a_person_who_leaves_in_their_turn_is_nudged_then_and_one_here_is_not(
+    app_client: TestClient, service: PushService
+) -> None:
+    c = app_client
+    t, b, _ann_jar, bob_jar = start_big_two(c)
+    phone = Browser()
+    subscribe(c, bob_jar, phone, f"{service.base}/bob")
+    rng = random.Random(9)
+    with connect(c, t["code"], t["token"]) as ann:
+        ann.recv()
+        with connect(c, t["code"], b["token"]) as bob:
+            bob.recv()
+            ann.ok(ann.cmd("start"))
+            while True:
+                view = wait_turn(ann, {0, 1})
+                assert view["room"]["status"] == "playing"
+                if 1 in view["game"]["to_act"]:
+                    break
+                ann.ok(ann.act(rng.choice(view["legal"])))
+            quiet()
+            assert service.to("/bob") == [], "Bob is at the table"
+        # his tab closed in the middle of his turn: told now, once
+        service.wait_for("/bob", 1)
+        quiet()
+        assert len(service.to("/bob")) == 1
+        bob_plays(c, ann, t["code"], b["token"], rng)
+    assert phone.decrypt(service.to("/bob")[0])["body"] == "Your turn in Big Two at Ann's table"
+
+
+def test_a_server_without_a_database_sends_no_push(client: TestClient) -> None:
+    r = client.get("/api/push")
+    assert r.status_code == 503 and r.json()["detail"]["code"] == "no_push"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.api.client import cards_in
-from tests.browser.conftest import CHROMIUM_ARGS, LAPTOP, Pages
+from tests.browser.conftest import CHROMIUM_ARGS, LAPTOP, Pages, shoot
 from tests.browser.play import create_room, wait_until
 
 pytestmark = pytest.mark.browser
@@ -109,6 +109,8 @@ def test_a_hidden_page_alerts_once_in_its_turn_and_clears_when_looked_at(alerted
     page.click(".nudges button")
     page.wait_for_selector(".nudges button[aria-pressed=true]")
     assert "Turn alerts are on" in page.inner_text(".nudges")
+    page.locator(".nudges").scroll_into_view_if_needed()
+    shoot(page, "nudges-on")
     page.evaluate(HIDE, True)
     page.click("#start")
     page.wait_for_function("() => document.body.dataset.asked === 'Your turn'", timeout=30_000)
@@ -152,8 +154,11 @@ def test_over_plain_http_the_page_says_why_alerts_are_off(
         assert page.evaluate("() => window.isSecureContext") is False
         create_room(page, "Ann", "bigtwo")
         why = page.inner_text(".nudges-off")
+        page.locator(".nudges").scroll_into_view_if_needed()
+        shoot(page, "nudges-off-plain-http")
         assert "secure address" in why and f"http://cardroom.test:{port}" in why
         assert page.locator(".nudges button").count() == 0
+        assert page.inner_text(".nudges").strip().endswith("given a DOMAIN).")
         assert page.evaluate("() => 'serviceWorker' in navigator") is False
     finally:
         other.close()
