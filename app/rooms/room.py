@@ -737,47 +737,55 @@ class Room:
         """After every change: a seat that is to act, whose person is not
         here, gets one nudge in that turn (app/rooms/nudges.py).  A turn
         starts when the seat enters `to_act` and ends when it leaves it; the
-        person leaving in the middle of their turn is nudged then."""
-        table, turns = self.table, self._turns
-        if not table.playing or self.closed:
+        person leaving in the middle of their turn is nudged then.  Runs on
+        every change, so the usual case - the seat's person is here, or was
+        nudged already - costs a few lookups."""
+        turns, to_act = self._turns, self.table.to_act  # empty unless playing
+        if not to_act or self.closed:
             turns.clear()
             return
-        to_act = table.to_act
-        for seat in [s for s in turns if s not in to_act]:
-            del turns[seat]
+        if len(turns) != len(to_act) or not to_act.issuperset(turns):
+            for seat in [s for s in turns if s not in to_act]:
+                del turns[seat]
         for seat in to_act:
-            number, nudged = turns.get(seat) or (0, False)
-            if not number:
+            turn = turns.get(seat)
+            if turn is None:
                 self._turn_count += 1
-                number = self._turn_count
-                turns[seat] = (number, False)
-            if nudged or not self._away_in_turn(seat):
+                turn = turns[seat] = (self._turn_count, False)
+            elif turn[1]:
                 continue
-            turns[seat] = (number, True)
-            player = self.members.players[table.game_seats[seat]]
-            host = self.members.host
-            text = nudge_text(
-                table.game.title,
-                self.members.names.get(host) if host else None,
-                is_host=host == player.player_id,
-            )
+            if self._away_in_turn(seat):
+                turns[seat] = (turn[0], True)
+                nudge(self._nudge_for(seat, turn[0]))
 
-            def still_due(seat: int = seat, number: int = number) -> bool:
-                return self._turns.get(seat, (0, True))[0] == number and self._away_in_turn(seat)
+    def _nudge_for(self, seat: int, number: int) -> Nudge:
+        table, members = self.table, self.members
+        player = members.players[table.game_seats[seat]]
+        host = members.host
+        text = nudge_text(
+            table.game.title,
+            members.names.get(host) if host else None,
+            is_host=host == player.player_id,
+        )
 
-            nudge(Nudge(self.code, player.guest_id, player.account_id, text, still_due))
+        def still_due() -> bool:
+            return self._turns.get(seat, (0, True))[0] == number and self._away_in_turn(seat)
+
+        return Nudge(self.code, player.guest_id, player.account_id, text, still_due)
 
     def _away_in_turn(self, seat: int) -> bool:
         """The seat is to act and its person plays it but is not here: no
         socket open in the room, and no bot standing in."""
         table = self.table
-        if self.closed or not table.playing or seat not in table.to_act:
+        if seat not in table.to_act or self.closed:
             return False
         pid = table.game_seats[seat]
-        player = self.members.players.get(pid)
-        if player is None or player.is_bot or pid in self.delivery.conns:
+        if pid in self.delivery.conns:
             return False
-        return not self.bot_drives(seat) and bool(player.guest_id or player.account_id)
+        player = self.members.players.get(pid)
+        if player is None or player.is_bot or not (player.guest_id or player.account_id):
+            return False
+        return not self.bot_drives(seat)
 
     # ------------------------------------------------------------ lifecycle
 
