@@ -8,7 +8,9 @@ subscriptions (app/rooms/nudges.py sends; app/db/push.py keeps).
   this address, so it must not be a way to make it call anything else.
 - DELETE /api/me/push: forget it (only the asker's own).
 
-All three answer 503 on a server without a database (no push there).
+All three answer 503 on a server without a database (no push there).  A
+subscription is a row written: PUT and DELETE count against the address's
+lookups (docs/security.md), and a browser keeps at most five.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.api.deps import get_app_settings
+from app.api.doors import LOOKUPS, limited
 from app.api.history import Me, fail
 from app.core.config import Settings
 from app.db.push import PushStore
@@ -106,7 +109,7 @@ async def push_key(request: Request, store: Store) -> dict[str, Any]:
     return {"public_key": request.app.state.push_public_key}
 
 
-@router.put("/api/me/push")
+@router.put("/api/me/push", dependencies=[limited(LOOKUPS)])
 async def subscribe(
     body: SubscriptionIn, me: Me, store: Store, settings: AppSettings
 ) -> dict[str, Any]:
@@ -118,7 +121,7 @@ async def subscribe(
     return {"ok": True}
 
 
-@router.delete("/api/me/push")
+@router.delete("/api/me/push", dependencies=[limited(LOOKUPS)])
 async def unsubscribe(body: Unsubscribe, me: Me, store: Store) -> dict[str, Any]:
     """No more nudges on this browser; `removed` is false when the asker had
     no such subscription (nothing of anyone else's is touched)."""

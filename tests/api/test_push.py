@@ -37,18 +37,20 @@ def service() -> Iterator[PushService]:
         yield s
 
 
-@pytest.fixture
-def app_client(tmp_path: Path, service: PushService) -> Iterator[TestClient]:
+@contextlib.contextmanager
+def push_app(tmp_path: Path, **settings: Any) -> Iterator[TestClient]:
+    """The app on a migrated SQLite file, pushing to the loopback at once."""
     url = f"sqlite+aiosqlite:///{tmp_path}/cardroom.db"
     asyncio.run(migrate(url))
-    settings = Settings(
-        **OPEN_DOORS,
-        database_url=url,
-        push_after=0,
-        push_services="127.0.0.1",
-        push_plain_http=True,
-    )
-    with TestClient(create_app(settings)) as c:
+    loopback = {"push_after": 0, "push_services": "127.0.0.1", "push_plain_http": True}
+    merged: dict[str, Any] = {**OPEN_DOORS, **loopback, **settings}
+    with TestClient(create_app(Settings(**merged, database_url=url))) as c:
+        yield c
+
+
+@pytest.fixture
+def app_client(tmp_path: Path, service: PushService) -> Iterator[TestClient]:
+    with push_app(tmp_path) as c:
         yield c
 
 
@@ -265,6 +267,12 @@ def test_a_person_who_leaves_in_their_turn_is_nudged_then_and_one_here_is_not(
         assert len(service.to("/bob")) == 1
         bob_plays(c, ann, t["code"], b["token"], rng)
     assert phone.decrypt(service.to("/bob")[0])["body"] == "Your turn in Big Two at Ann's table"
+
+
+def test_subscribing_counts_against_the_address_s_lookups(tmp_path: Path) -> None:
+    with push_app(tmp_path, lookups_per_minute=2) as c:
+        sub = Browser().subscription("http://127.0.0.1:9/x")
+        assert [c.put("/api/me/push", json=sub).status_code for _ in range(3)] == [200, 200, 429]
 
 
 def test_a_server_without_a_database_sends_no_push(client: TestClient) -> None:
