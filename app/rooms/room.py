@@ -775,7 +775,9 @@ class Room:
 
     def _away_in_turn(self, seat: int) -> bool:
         """The seat is to act and its person plays it but is not here: no
-        socket open in the room, and no bot standing in."""
+        socket open in the room, and no bot standing in.  A wait the game
+        closes by itself (a game timer: Posso's window, an answer, the cut)
+        goes on without them, so it wakes nobody."""
         table = self.table
         if seat not in table.to_act or self.closed:
             return False
@@ -785,7 +787,7 @@ class Room:
         player = self.members.players.get(pid)
         if player is None or player.is_bot or not (player.guest_id or player.account_id):
             return False
-        return not self.bot_drives(seat)
+        return not self.bot_drives(seat) and table.game.timer(table.state) is None
 
     # ------------------------------------------------------------ lifecycle
 
