@@ -164,13 +164,16 @@ export class TurnNudge {
     this.told = this.turn;
     const text = alertText(this.view);
     const options = { body: text, tag: this.tag, icon: "/icons/icon-192.png", data: { url: `/r/${this.code}` } };
-    // A phone allows notifications only through the service worker.
-    navigator.serviceWorker?.getRegistration().then((reg) => {
+    // A phone allows notifications only through the service worker; a
+    // browser without one (some private windows) shows it from the page.
+    const show = async () => {
+      const reg = navigator.serviceWorker ? await navigator.serviceWorker.getRegistration() : null;
       if (reg) return reg.showNotification("Card room", options);
       const n = new Notification("Card room", options);
       n.onclick = () => window.focus();
       return null;
-    }).catch(() => {});
+    };
+    show().catch(() => {});
     document.body.dataset.nudged = String(Number(document.body.dataset.nudged || 0) + 1);
   }
 
