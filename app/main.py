@@ -42,8 +42,8 @@ from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
 from app.rooms.cluster import ClusterManager
 from app.rooms.manager import RoomManager
-from app.rooms.nudges import Nudges
 from app.rooms.room import Seeds
+from app.rooms.webpush import Nudges
 from app.store.cluster import Cluster
 from app.store.records import Records
 from app.store.timed import TimedRecords

@@ -1,5 +1,5 @@
 """Turn nudges over Web Push: the server's public key, and each person's
-subscriptions (app/rooms/nudges.py sends; app/db/push.py keeps).
+subscriptions (app/rooms/webpush.py sends; app/db/push.py keeps).
 
 - GET /api/push: the VAPID public key a browser subscribes with.
 - PUT /api/me/push: keep this browser's subscription for the asker (the

@@ -71,7 +71,7 @@ class Settings(BaseSettings):
 
     #: serve /docs and /openapi.json (off in production: the schema maps every door)
     api_docs: bool = False
-    # Web Push (app/rooms/nudges.py, docs/architecture.md "Turn nudges")
+    # Web Push (app/rooms/webpush.py, docs/architecture.md "Turn nudges")
     #: seconds a seat's turn waits with its person away before the push goes
     #: (a refresh or a tunnel is back within them, and is no news)
     push_after: float = Field(default=5.0, ge=0)

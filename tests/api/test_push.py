@@ -19,7 +19,8 @@ from sqlalchemy import func, select
 from app.core.config import Settings
 from app.db.models import PushKey, PushSubscription
 from app.main import create_app
-from app.rooms.nudges import QUEUE_MAX, Nudge, Nudges
+from app.rooms.nudges import Nudge
+from app.rooms.webpush import QUEUE_MAX, Nudges
 from tests.api.client import Sock, cards_in, connect, create, join
 from tests.api.conftest import OPEN_DOORS
 from tests.api.push_service import Browser, PushService, push_service
