@@ -12,7 +12,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Dependencies first, so a code change does not reinstall them.  They are read
-# from pyproject.toml (pinned there); every one ships wheels, no compiler needed.
+# from pyproject.toml (pinned there); all ship wheels but http-ece (pywebpush's,
+# pure Python, built from its source by pip): no compiler needed.
 COPY pyproject.toml ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
     && pip install --no-cache-dir -r /tmp/requirements.txt \

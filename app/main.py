@@ -25,6 +25,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api import accounts as accounts_api
 from app.api import history as history_api
+from app.api import push as push_api
+from app.api import pwa as pwa_api
 from app.api import qr as qr_api
 from app.api import records as records_api
 from app.api import rooms as rooms_api
@@ -33,12 +35,14 @@ from app.api.client import BuildHeader, build_id, serve_client
 from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
 from app.core.config import Settings, get_settings
+from app.db.push import PushStore
 from app.db.records import DbRecords
 from app.db.setup import attach, check_schema, detach, open_records
 from app.games import GAMES
 from app.rooms.cluster import ClusterManager
 from app.rooms.manager import RoomManager
 from app.rooms.room import Seeds
+from app.rooms.webpush import Nudges
 from app.store.cluster import Cluster
 from app.store.records import Records
 from app.store.timed import TimedRecords
@@ -54,6 +58,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     records_api.router,
     accounts_api.router,
     qr_api.router,
+    push_api.router,
+    pwa_api.router,  # before the client's files (`serve_client`), which would shadow it
 )
 
 log = logging.getLogger(__name__)
@@ -192,6 +198,27 @@ def _refuse_unfenced(settings: Settings, database_url: str) -> None:
         raise SystemExit(UNFENCED.format(dialect=dialect or "not set"))
 
 
+async def _start_push(app: FastAPI, settings: Settings, manager: RoomManager) -> Nudges | None:
+    """With a database: the VAPID key pair (made at the first start, kept in
+    the database for every process, app/db/push.py) and the nudges' queue and
+    workers, which the rooms hand turn nudges to.  Without one, no push."""
+    maker = getattr(app.state, "db_sessionmaker", None)
+    records = app.state.records
+    if maker is None or not isinstance(records, DbRecords):
+        return None
+    store = PushStore(maker, records.writing)
+    keys = await store.keys()
+    nudges = Nudges(
+        store, keys.private_pem, contact=settings.vapid_contact(), after=settings.push_after
+    )
+    await nudges.start()
+    app.state.push = store
+    app.state.push_public_key = keys.public_key
+    app.state.nudges = nudges
+    manager.nudge = nudges.send
+    return nudges
+
+
 def create_app(
     settings: Settings | None = None,
     records: Records | None = None,
@@ -222,6 +249,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await check_schema(app)  # an unmigrated database is one clear error, not a later crash
+        nudges = await _start_push(app, settings, manager)
         recovered = await manager.recover()
         if recovered:
             log.info("%d open room(s) to rebuild, on first use or in the background", recovered)
@@ -251,6 +279,8 @@ def create_app(
         await asyncio.gather(*chores, return_exceptions=True)
         gc.set_threshold(*thresholds)
         await manager.shutdown()  # several processes: hands every room over at once
+        if nudges is not None:
+            await nudges.aclose()
         await app.state.doors.aclose()
         if cluster is not None:
             await cluster.close()
@@ -270,7 +300,7 @@ def create_app(
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
     app.state.sockets_open = 0
     app.state.awake = asyncio.Event()  # a request or a socket came: housekeeping runs
-    static_dir = settings.static_dir or STATIC_DIR
+    static_dir = app.state.static_dir = settings.static_dir or STATIC_DIR
     # the client's build id (app/api/client.py), told to every tab
     build = app.state.build = build_id(static_dir) if static_dir.is_dir() else None
     if build is not None:

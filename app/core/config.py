@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -73,8 +74,32 @@ class Settings(BaseSettings):
 
     #: serve /docs and /openapi.json (off in production: the schema maps every door)
     api_docs: bool = False
+    # Web Push (app/rooms/webpush.py, docs/architecture.md "Turn nudges")
+    #: seconds a seat's turn waits with its person away before the push goes
+    #: (a refresh or a tunnel is back within them, and is no news)
+    push_after: float = Field(default=5.0, ge=0)
+    #: how push services can reach whoever runs the server (VAPID `sub`): a
+    #: mailto: or https: address; empty: PUBLIC_URL when it is https, else a
+    #: mailto: at localhost (some services, Apple's, want a real one)
+    push_contact: str = Field(default="", pattern=r"^((mailto:|https://)\S+)?$")
+    #: the push services subscriptions may name (host suffixes): the server
+    #: POSTs to these addresses, so no other host is taken
+    push_services: str = (
+        "fcm.googleapis.com,push.services.mozilla.com,notify.windows.com,push.apple.com"
+    )
+    #: tests only: also take http:// push endpoints (a loopback push service)
+    push_plain_http: bool = False
+
     #: seconds between purges of expired sign-in sessions
     session_purge_every: float = Field(default=3600.0, gt=0)
+
+    def vapid_contact(self) -> str:
+        if self.push_contact:
+            return self.push_contact
+        host = urlsplit(self.public_url).hostname
+        if self.public_url.startswith("https://") and host:
+            return f"https://{host}"  # the claim takes no port or path
+        return "mailto:cardroom@localhost"
 
     def resolved_database_url(self) -> str:
         if self.database_url:

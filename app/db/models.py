@@ -380,3 +380,37 @@ class SeriesPoints(Base):
     player_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     person: Mapped[str | None] = mapped_column(String(64))
     points: Mapped[int] = mapped_column(Integer)
+
+
+class PushKey(Base):
+    """The server's VAPID key pair for Web Push (app/db/push.py): one row, made
+    by whichever process starts first and read by every other, so all of them
+    sign with the key the browsers subscribed with."""
+
+    __tablename__ = "push_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: PEM (PKCS#8) of the P-256 private key
+    private_pem: Mapped[str] = mapped_column(Text)
+    #: the raw public point, base64url: the browsers' `applicationServerKey`
+    public_key: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PushSubscription(Base):
+    """A browser's Web Push subscription, tied to the person who made it: the
+    browser (guest id, hashed like everywhere) and the account signed in then.
+    The endpoint is the push service's address for that browser; one row per
+    endpoint, taken over by whoever subscribes it last."""
+
+    __tablename__ = "push_subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    endpoint: Mapped[str] = mapped_column(String(1024), unique=True)
+    p256dh: Mapped[str] = mapped_column(String(128))
+    auth: Mapped[str] = mapped_column(String(64))
+    guest_id: Mapped[str] = mapped_column(String(128), index=True)
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from app.games.base import Game
@@ -21,6 +21,7 @@ from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
 from app.rooms.errors import RoomError
+from app.rooms.nudges import Nudge
 from app.rooms.room import Room, Seeds, new_seed
 from app.rooms.settings import parse_settings
 from app.rooms.text import clean_name
@@ -72,6 +73,8 @@ class RoomManager:
         self.unloaded: set[str] = set()
         #: rooms being rebuilt: whoever else asks meanwhile waits for the same one
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        #: where rooms send turn nudges (app/rooms/nudges.py); None: no Web Push
+        self.nudge: Callable[[Nudge], None] | None = None
 
     def get(self, code: str) -> Room | None:
         """A room already live in this process (see `find`)."""
@@ -184,6 +187,7 @@ class RoomManager:
             clock=self.clock,
         )
         self._wire(room)
+        room.nudge = self.nudge
         await room.repair_tally()
         if game_rec is not None:
             try:
@@ -236,6 +240,7 @@ class RoomManager:
         else:
             raise RoomError("storage_error", "no room code could be stored; try again")
         self._wire(room)
+        room.nudge = self.nudge
         self.rooms[code] = room
         try:
             player, token = await room.join(

@@ -13,6 +13,7 @@ import { api } from "./api.js";
 import { showRules } from "./rules.js";
 import { go } from "./nav.js";
 import { stale, reloadNow } from "./build.js";
+import { alertsOn, registerWorker, subscribePush } from "./nudge.js";
 
 let current = null; // the page's cleanup function
 
@@ -72,3 +73,6 @@ document.addEventListener("click", (e) => {
 
 showAccount($("#nav-account"));
 route();
+// the service worker makes the card room installable; with turn alerts on,
+// the push subscription is told again whose browser this is now
+registerWorker().then(() => (alertsOn() ? subscribePush() : null)).catch(() => {});

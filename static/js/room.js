@@ -13,6 +13,7 @@ import { logPanel, roomEventText } from "./log.js";
 import { TurnCue, soundToggle, updateMoreCue } from "./cue.js";
 import { eveningEl } from "./records.js";
 import { setCalmCheck, reloadWhenCalm } from "./build.js";
+import { TurnNudge, alertsSwitch } from "./nudge.js";
 
 const TABLES = {
   posso: () => import("./tables/posso.js"),
@@ -67,6 +68,7 @@ class RoomPage {
     this.lastEvents = [];
     this.lastMoves = {}; // seat -> {text, n}: each seat's last move, for its badge
     this.cue = new TurnCue();
+    this.nudge = new TurnNudge(this.code.toUpperCase());
     for (const line of this.saved.log || []) this.log.add(line.text, line.cls);
     for (const line of this.saved.chat || []) this.chat.addRaw(line);
   }
@@ -146,6 +148,7 @@ class RoomPage {
     });
     this.onVisible = () => {
       if (document.visibilityState === "visible") this.socket.reconnectNow();
+      this.nudge.visibility();
     };
     document.addEventListener("visibilitychange", this.onVisible);
     setCalmCheck(() => this.calm());
@@ -358,6 +361,7 @@ class RoomPage {
     const view = this.view;
     if (!view) return;
     this.cue.update(view, `${view.room.title || view.room.game} · room ${this.code}`);
+    this.nudge.update(view);
     if (this.isLobby()) {
       this.renderLobby();
       return;
@@ -375,7 +379,7 @@ class RoomPage {
     mount(this.app,
       h("div.lobby",
         h("div.cols",
-          h("section.panel", h("h1", `${this.view.room.title || this.view.room.game}`), lobbyPanel(ctx, this.games)),
+          h("section.panel", h("h1", `${this.view.room.title || this.view.room.game}`), lobbyPanel(ctx, this.games), alertsSwitch()),
           h("section.panel.chatbox", h("h2", "Chat"), this.chat.el),
         ),
       ),
@@ -514,7 +518,7 @@ class RoomPage {
       const key = JSON.stringify([this.view.room, this.view.you, !!this.games]);
       if (key !== this.playersKey || !this.playersEl) {
         this.playersKey = key;
-        this.playersEl = h("div.players", lobbyPanel({ room: this.view.room, you: this.view.you, socket: this.socket }, this.games));
+        this.playersEl = h("div.players", lobbyPanel({ room: this.view.room, you: this.view.you, socket: this.socket }, this.games), alertsSwitch());
       }
       content = this.playersEl;
     }

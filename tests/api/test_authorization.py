@@ -44,6 +44,7 @@ from app.rooms.commands import COMMANDS
 from app.rooms.tokens import new_code
 from tests.api.client import hello
 from tests.api.conftest import OPEN_DOORS
+from tests.api.push_service import Browser
 from tests.db.backends import migrate
 
 pytestmark = pytest.mark.timeout(300)
@@ -134,6 +135,14 @@ HTTP: dict[str, dict[str, Any]] = {
     # a room's evening: for the people who were in it; anyone else is told
     # there is no such room, as for a code that names none
     "GET /api/history/rooms/{code}/evening": {**GAME_FACTS, "stranger": 404, "knows_code": 404},
+    # turn nudges (app/api/push.py): anyone may have their own browser nudged;
+    # a DELETE drops only the asker's own subscription (`removed` says if any)
+    "GET /api/push": every(200),
+    "PUT /api/me/push": every(200),
+    "DELETE /api/me/push": every(200),
+    # the installable app's files (app/api/pwa.py)
+    "GET /manifest.webmanifest": every(200),
+    "GET /sw.js": every(200),
     "GET /r/{code}": every(200),  # the client's page: no lookup, nothing about the room
     "GET /": every(200),  # the same page
     "GET /index.html": every(200),
@@ -183,6 +192,9 @@ FIELDS: dict[str, dict[str, Any]] = {
     "seat_link": {"seat": 3},
 }
 
+#: a browser's subscription at a push service the server sends to (nobody is
+#: due a nudge in this room: the host, connected, is to act)
+PUSH_SUBSCRIPTION = Browser().subscription("https://fcm.googleapis.com/fcm/send/matrix")
 SETTINGS = {"disconnect_grace": 0, "auto_bot": False, "bot_delay": 0}
 PASSWORD = "correct horse battery"
 _names = itertools.count()
@@ -347,6 +359,7 @@ def _http(b: Browsers, w: World, row: str, role: str) -> Any:
         "/api/accounts/signup": {"name": f"new{next(_names)}", "password": PASSWORD},
         "/api/accounts/signin": {"name": "nobody here", "password": "wrong password"},
         "/api/replay": {"game": "tiny"},
+        "/api/me/push": PUSH_SUBSCRIPTION,
     }
     with b.as_(dict(w.cookies[role])) as c:
         r = c.request(method, path, json=bodies.get(path))
