@@ -15,6 +15,7 @@ import {
 import { possoPanel, cutPanel, lastHandPanel } from "./posso-panels.js";
 import { meldsArea, stage, stageable, meldKinds, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
 import { isWild } from "./posso-runs.js";
+import { askedAboutPosso, syncQuiet, notAskedNote, rebuildsLeft } from "./posso-quiet.js";
 
 export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
 
@@ -44,6 +45,7 @@ export function render(ctx) {
   const legal = ctx.legal || [];
   const has = (t) => legal.some((a) => a.type === t);
   const down = me !== null && g.down?.[me];
+  syncQuiet(ctx);
 
   const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx) })];
   parts.push(h("div.opponents", ringOrder(ctx).map((pos) => seatOrPhantom(ctx, pos))));
@@ -66,6 +68,13 @@ export function render(ctx) {
       playable: canPile,
     }),
   );
+  const left = rebuildsLeft(g);
+  if (!g.over && g.phase !== "cut") {
+    piles.append(h("span.chip.rebuilds", {
+      dataset: { key: "rebuilds" },
+      title: "When the stack runs out, the pile (all but its top card) is shuffled into a new stack; when no rebuild is left, the hand ends with no winner.",
+    }, left === null ? "Stack rebuilds: no limit" : `Stack rebuilds left: ${left}`));
+  }
   center.append(piles);
   // A question for me (call? allow? cut!) sits right above my hand, where a
   // phone shows it without scrolling; other people's show in the middle.
@@ -73,7 +82,10 @@ export function render(ctx) {
   if (g.phase === "posso_window" || g.phase === "posso_answer") {
     const p = g.posso || {};
     const ask = !ctx.readonly && ((g.phase === "posso_window" && (p.waiting || []).includes(me)) || (g.phase === "posso_answer" && p.next === me));
-    if (ask) mineAsk = possoPanel(ctx);
+    // Not asked (my own switches): a note where the question would be.
+    if (ask && g.phase === "posso_window" && !askedAboutPosso(g, ctx.you)) {
+      mineAsk = notAskedNote(ctx, p.card ? cardEl(p.card, { extra: "sm" }) : null, null);
+    } else if (ask) mineAsk = possoPanel(ctx);
     else center.append(possoPanel(ctx));
   }
   // A moot cut (a hit could change nothing, e.g. in hand 1) asks nobody: the
@@ -156,7 +168,7 @@ function promptText(ctx) {
       if (g.cut?.moot) return "Dealing";
       return g.dealer === me ? "Your cut" : `${name(g.dealer)} is cutting`;
     case "posso_window":
-      return g.posso?.waiting?.includes(me) ? "Posso?" : "Posso window";
+      return g.posso?.waiting?.includes(me) && askedAboutPosso(g, ctx.you) ? "Posso?" : "Posso window";
     case "posso_answer":
       return g.posso?.next === me ? "Answer the Posso" : `${name(g.posso?.next)} answers`;
     case "draw":
