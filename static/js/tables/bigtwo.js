@@ -84,7 +84,7 @@ export function render(ctx) {
     : actionBar(ctx, [], g.over ? "" : me === null ? "You are watching." : placeOf(me) ? `You finished ${placeOf(me)}.` : "Wait for your turn.");
 
   return h("div.tablebox.bigtwo",
-    statusBar(ctx, { title: "Big Two", detail: `${g.played_count || 0} cards played`, prompt }),
+    statusBar(ctx, { title: "Big Two", detail: `${g.played_count || 0} cards played`, prompt, now: nowText(ctx, placeOf), guide: guideFor(ctx, mine) }),
     opponentsRow(ctx, extraFor),
     h("div.center", trick),
     g.over ? shownHands(ctx) : null,
@@ -98,6 +98,29 @@ export function render(ctx) {
         dimOthers: mine,
       })),
   );
+}
+
+/** "What can I do now?" at the Big Two table. */
+export function nowText(ctx, placeOf = () => null) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over) return "The game is over: see the places.";
+  const who = ctx.seatName(g.turn);
+  const three = g.must_include ? " (it must include the 3♣)" : "";
+  if (g.turn !== me || me === null) {
+    const done = me !== null && placeOf(me) ? `You finished ${placeOf(me)}. ` : "";
+    return `${done}Waiting for ${who} to ${g.control ? "lead" : "play or pass"}.`;
+  }
+  if (g.control) return `Your lead: play any single, pair, three of a kind or five-card hand${three}.`;
+  const what = CATEGORY[g.trick?.category] || "play";
+  return `Your turn: beat the ${what} on the table with a higher one, or pass.`;
+}
+
+function guideFor(ctx, mine) {
+  const g = ctx.game;
+  if (!mine || g.over) return null;
+  if (g.control) return { key: "lead", text: "You lead: play any single, pair, three of a kind or five-card hand. The others must follow with the same kind, higher. Twos are the highest rank, spades the highest suit." };
+  return { key: "follow", text: "Beat the play on the table with a higher one of the same kind and size, or pass. When everyone else passes, the last player to play leads anew." };
 }
 
 export function describe(e, ctx) {

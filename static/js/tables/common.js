@@ -4,6 +4,7 @@
 import { h } from "../dom.js";
 import { cardEl, backsFan, sortCards, cardName } from "../cards.js";
 import { countdown, localTimer } from "../timer.js";
+import { nowLine, guideHint } from "../guide.js";
 
 // ---- selection: picked hand cards as "code#n" (n-th copy of that code) ----
 
@@ -130,7 +131,7 @@ export function opponentsRow(ctx, extraFor = () => null) {
 
 // ---- status bar ----
 
-export function statusBar(ctx, { title, detail, prompt }) {
+export function statusBar(ctx, { title, detail, prompt, now = null, guide = null }) {
   const mine = isMyTurn(ctx);
   // Posso's windows and the cut show their countdown on their own panels.
   // A moot cut's timer has no time: it shows nowhere.
@@ -139,10 +140,13 @@ export function statusBar(ctx, { title, detail, prompt }) {
     ? countdown(ctx.timer, TIMER_LABEL[ctx.timer.kind] || "")
     : null;
   return h("div.statusbar",
-    h("div.st-title", h("strong", title), detail ? h("span.muted-l", detail) : null),
-    h("div.st-prompt", { class: mine ? "mine" : null, role: "status", "aria-live": "polite" }, prompt || ""),
-    timer,
-    ctx.soundToggle ? ctx.soundToggle() : null,
+    h("div.st-row",
+      h("div.st-title", h("strong", title), detail ? h("span.muted-l", detail) : null),
+      h("div.st-prompt", { class: mine ? "mine" : null, role: "status", "aria-live": "polite" }, prompt || ""),
+      timer,
+      ctx.soundToggle ? ctx.soundToggle() : null),
+    nowLine(now),
+    guide ? guideHint(ctx, ctx.room?.game, guide.key, guide.text) : null,
   );
 }
 

@@ -136,7 +136,7 @@ export function render(ctx) {
   });
   const phaseText = g.phase === "showdown" ? (g.open_season ? "Showdown · open season" : "Showdown") : g.turned_over ? "Second stock" : "Play";
   return h("div.tablebox.possession",
-    statusBar(ctx, { title: "Possession", detail: g.over ? "Game over" : `${phaseText} · stock ${g.stock}`, prompt }),
+    statusBar(ctx, { title: "Possession", detail: g.over ? "Game over" : `${phaseText} · stock ${g.stock}`, prompt, now: nowText(ctx, drawPhase), guide: guideFor(ctx, mine, drawPhase) }),
     opponentsRow(ctx, extraFor),
     h("div.center", h("div.piles", stock, pileBox), estates),
     g.over ? shownHands(ctx) : null,
@@ -149,6 +149,29 @@ export function render(ctx) {
             onPick: () => {},
           })),
   );
+}
+
+/** "What can I do now?" at the Possession table. */
+export function nowText(ctx, drawPhase) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over) return "The game is over: see the estates and the places.";
+  if (g.turn !== me || me === null) {
+    const who = ctx.seatName(g.turn);
+    if (g.phase === "showdown") return `Waiting for ${who} to make a property move or fold.`;
+    return g.drawn ? `Waiting for ${who} to put down and discard.` : `Waiting for ${who} to pick up a card.`;
+  }
+  if (drawPhase) return "Your turn: pick up the top card of the stock or of the pile.";
+  if (g.phase === "showdown") return g.open_season ? "Open season: make a new property, add to one or steal one, or fold." : "Showdown: make a new property, add to one or steal one, or fold.";
+  return `Your turn: make a new property, add to yours or steal one, then discard to end your turn.${g.last_card ? " Or keep everything: you drew the last stock card." : ""}`;
+}
+
+function guideFor(ctx, mine, drawPhase) {
+  const g = ctx.game;
+  if (!mine || g.over) return null;
+  if (drawPhase) return { key: "draw", text: "Every turn starts with a pick-up: the stock's top card, or the pile's top card. Later you may use cards lying under the pile's top for a new property." };
+  if (g.phase === "showdown") return { key: "showdown", text: "The stock is spent: now every turn is a property move (a new property, an addition or a steal), or you fold and keep what you have." };
+  return { key: "put", text: "Properties are sets (one rank) or runs (one suit). Pick cards and press New property, or pick cards and a lit property to add to yours or steal someone else's. Discard one card to end your turn." };
 }
 
 function kindOf(meld, pile) {

@@ -16,6 +16,7 @@ import { possoPanel, cutPanel, lastHandPanel } from "./posso-panels.js";
 import { meldsArea, stage, stageable, meldKinds, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
 import { isWild } from "./posso-runs.js";
 import { askedAboutPosso, syncQuiet, notAskedNote, rebuildsLeft } from "./posso-quiet.js";
+import { names } from "../guide.js";
 
 export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
 
@@ -47,7 +48,7 @@ export function render(ctx) {
   const down = me !== null && g.down?.[me];
   syncQuiet(ctx);
 
-  const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx) })];
+  const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx), now: nowText(ctx), guide: guideFor(ctx) })];
   parts.push(h("div.opponents", ringOrder(ctx).map((pos) => seatOrPhantom(ctx, pos))));
 
   // ---- centre: piles, Posso/cut panels, melds ----
@@ -178,6 +179,73 @@ function promptText(ctx) {
     default:
       return "";
   }
+}
+
+/** "What can I do now?": the choice in front of the table, mine or whose. */
+export function nowText(ctx) {
+  const g = ctx.game;
+  const me = ctx.me;
+  const who = (s) => ctx.seatName(s);
+  const p = g.posso || {};
+  const card = p.card ? cardsText([p.card]) : "the card";
+  if (g.over) return "The game is over: see the places and the score sheet.";
+  switch (g.phase) {
+    case "cut":
+      if (g.cut?.moot) return "Dealing the next hand.";
+      return g.dealer === me ? "Your cut: choose a place along the deck's edge, then Cut here." : `Waiting for ${who(g.dealer)} to cut the deck.`;
+    case "posso_window": {
+      const waiting = (p.waiting || []).filter((s) => s !== me).map(who);
+      const others = waiting.length ? `${names(waiting)} to call Posso or pass` : "the window to close";
+      if ((p.waiting || []).includes(me)) {
+        if (!askedAboutPosso(g, ctx.you)) return `Nothing to do: you are not asked about the ${card}. Waiting for ${others}.`;
+        return `Posso? Call it to take the ${card} and a penalty card, or pass.`;
+      }
+      if (p.next === me) return `Waiting for ${others}; then your turn starts (you may take the ${card}).`;
+      return `Waiting for ${others} on the ${card}.`;
+    }
+    case "posso_answer":
+      if (p.next === me) return `${who(p.caller)} calls Posso on the ${card}: allow it, or deny it and take the card as your draw.`;
+      return `Waiting for ${who(p.next)} to allow or deny ${p.caller === me ? "your" : `${who(p.caller)}'s`} Posso.`;
+    case "draw":
+      if (g.turn !== me) return `Waiting for ${who(g.turn)} to draw.`;
+      return g.dead_card ? "Your turn: draw from the stack (the pile card is dead after that Posso)." : "Your turn: draw from the stack or take the pile.";
+    case "play": {
+      if (g.turn !== me) return `Waiting for ${who(g.turn)} to play and discard.`;
+      const req = g.requirement || {};
+      if (req.all_cards && !g.down?.[me]) return "Your turn: go down and out with three runs using every card, or discard.";
+      if (!g.down?.[me]) return `Your turn: go down with ${req.text || "the hand's melds"} if you can, then discard.`;
+      return "Your turn: play cards onto any meld or swap a wild, then discard.";
+    }
+    default:
+      return "";
+  }
+}
+
+/** The first game's hint for the phase in front of me (one per phase). */
+function guideFor(ctx) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over || me === null) return null;
+  const p = g.posso || {};
+  if (g.phase === "cut" && g.dealer === me && !g.cut?.moot) {
+    return { key: "cut", text: "The dealer cuts blind: lift exactly the cards the deal needs and your score drops to the leader's. Aim along the edge; a little luck decides." };
+  }
+  if (g.phase === "posso_window" && (p.waiting || []).includes(me) && askedAboutPosso(g, ctx.you)) {
+    return { key: "posso", text: "Posso lets you beg the discard out of turn: you get the card plus a blind penalty card, if the next player allows it. Too many questions? Use the switches under the buttons." };
+  }
+  if (g.phase === "posso_answer" && p.next === me) {
+    return { key: "answer", text: "Someone begs the discard. Allow it and they take it plus a penalty card; deny it and you take the card as your own draw." };
+  }
+  if (g.phase === "draw" && g.turn === me) {
+    return { key: "draw", text: "Each turn starts with a card: the stack's top (unseen) or the pile's top (everyone sees what you took)." };
+  }
+  if (g.phase === "play" && g.turn === me && !g.down?.[me]) {
+    return { key: "godown", text: `To go down, lay exactly this hand's melds (${g.requirement?.text || ""}): pick cards, press Make set or Make run, then Go down. Twos and jokers are wild. Then discard one card.` };
+  }
+  if (g.phase === "play" && g.turn === me) {
+    return { key: "playon", text: "You are down: get rid of your cards by playing them onto any meld (pick a card, then a lit end), and discard. An empty hand goes out." };
+  }
+  return null;
 }
 
 function waitingText(ctx) {

@@ -79,6 +79,10 @@ export function render(ctx) {
       title: "Possum",
       detail: g.stalled ? "stalled" : `${g.draw_count} to draw`,
       prompt: g.over ? (g.stalled ? "Game over: nobody can move" : "Game over") : turnPrompt(ctx, canDraw ? "Your turn: draw" : "Your turn: play", null),
+      now: nowText(ctx, canDraw),
+      guide: mine && !g.over ? (canDraw
+        ? { key: "draw", text: "No card in your hand answers the top card, so you draw; a card you draw that answers it can be played at once." }
+        : { key: "play", text: "Answer the top card's number: the rule under the pile says which cards do. Pick them in the order they go down; the last one is the new top. First to empty their hand wins." }) : null,
     }),
     opponentsRow(ctx, extraFor),
     center,
@@ -93,6 +97,17 @@ export function render(ctx) {
             dimOthers: mine && !canDraw,
           })),
   );
+}
+
+/** "What can I do now?" at the Possum table. */
+export function nowText(ctx, canDraw) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over) return g.stalled ? "The game is over: nobody could move." : "The game is over.";
+  const top = cardsText([g.top]);
+  if (g.turn !== me || me === null) return `Waiting for ${ctx.seatName(g.turn)} to play on the ${top} or draw.`;
+  if (canDraw) return `Your turn: nothing in your hand answers the ${top}: draw (${g.draws_taken} of ${g.draw_limit} drawn).`;
+  return `Your turn: play cards that answer the ${top} (the rule is under the pile).`;
 }
 
 export function describe(e, ctx) {
