@@ -89,7 +89,10 @@ export function updateMoreCue(felt) {
     cue?.remove();
     return;
   }
-  if (!cue || cue.parentElement !== panel) {
+  // At the foot of the table area (sticky there), not in the hand panel:
+  // coming and going, it must never move the hand or the buttons under a
+  // finger (tests/browser/test_lost_taps.py).
+  if (!cue || cue.parentElement !== area) {
     cue?.remove();
     const smooth = !window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
     cue = h("button.morecue", {
@@ -99,6 +102,6 @@ export function updateMoreCue(felt) {
 
       onclick: () => area.scrollTo({ top: area.scrollHeight, behavior: smooth ? "smooth" : "auto" }),
     }, "▾ More of the table below: show it");
-    panel.prepend(cue);
+    area.append(cue);
   }
 }

@@ -12,17 +12,11 @@ import pytest
 from app.games import GAMES
 from app.games.posso import POSSO
 from tests.browser.conftest import Pages, shoot
-from tests.browser.tables import HARNESS, draw, open_table
+from tests.browser.tables import HANDS_OF_THREE as HANDS
+from tests.browser.tables import HARNESS, NAMES, draw, open_table
 from tests.games.posso.helpers import act, game
 
 pytestmark = pytest.mark.browser
-
-NAMES = ["Ann", "Bob", "Cleo", "Dmitri"]
-HANDS = [
-    ["3H", "3C", "5D", "5H", "9S", "9C", "KD"],
-    ["4H", "4C", "4D", "4S", "6H", "6C", "6D"],
-    ["7S", "7H", "8D", "8C", "JS", "JH", "JD"],
-]
 
 
 def now(page: Any) -> str:

@@ -3,6 +3,7 @@
 // hand lights up only the cards that can still complete a legal play with
 // what is already picked.
 import { h } from "../dom.js";
+import { moving } from "../motion.js";
 import { cardEl, cardsText, sortCards } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
@@ -54,9 +55,10 @@ export function render(ctx) {
   // the view keeps the last play after the table clears (so it survives a refresh)
   const lastPlay = g.last_play || [...(ctx.events || [])].reverse().find((e) => e.type === "played");
   const trick = g.trick
-    ? h("div.trick", { "aria-label": `On the table: ${cardsText(g.trick.cards)} by ${ctx.name(g.trick.seat)}` },
+    ? moving(h("div.trick", { "aria-label": `On the table: ${cardsText(g.trick.cards)} by ${ctx.name(g.trick.seat)}` },
         h("div.cards", sortCards(g.trick.cards, "rank", "bigtwo").map((c) => cardEl(c))),
-        h("div", h("span.who", ctx.name(g.trick.seat)), ` · ${CATEGORY[g.trick.category] || g.trick.category}`))
+        h("div", h("span.who", ctx.name(g.trick.seat)), ` · ${CATEGORY[g.trick.category] || g.trick.category}`)),
+      `${g.trick.seat}:${g.trick.cards.join(",")}`)
     : h("div.trick.cleared",
         lastPlay && !g.over
           ? h("div.cards.faded", { "aria-hidden": "true" }, sortCards(lastPlay.cards, "rank", "bigtwo").map((c) => cardEl(c)))

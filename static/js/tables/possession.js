@@ -4,6 +4,7 @@
 // to your own property or a steal of someone else's. The server lists every
 // legal meld and extension, so properties that can take the picked cards
 // light up as targets.
+import { moving } from "../motion.js";
 import { h } from "../dom.js";
 import { cardEl, cardsText, cardName } from "../cards.js";
 import {
@@ -68,6 +69,7 @@ export function render(ctx) {
       label: `${cardName(code)}${depth === 0 ? ", top of the pile" : `, ${depth} under the top`}${inUse ? ", used in your new property" : ""}`,
     });
     el.dataset.key = `pile:${depth}`;
+    if (depth === 0) moving(el, `${g.pile_size}:${code}`); // a discard lands
     fan.append(el);
   });
   if (!pile.length) fan.append(h("div.slot", "empty"));
@@ -182,10 +184,16 @@ function kindOf(meld, pile) {
 
 function propertyEl(ctx, p, target, picked) {
   const stealing = p.owner !== ctx.me;
+  // A property that changed hands moves into its new estate with a mark of
+  // its own (a steal), a new one simply lands (static/js/motion.js).
+  const owners = (ctx.ui.propOwners ||= {});
+  const stolen = (ctx.ui.stolen ||= {});
+  if (owners[p.id] !== undefined && owners[p.id] !== p.owner) stolen[p.id] = p.owner;
+  owners[p.id] = p.owner;
   const el = h(`div.meld.prop${target ? ".target" : ""}`, {
     role: "group",
     "aria-label": `${ctx.seatName(p.owner)}'s ${KIND[p.kind] || p.kind}: ${cardsText(p.cards)}${p.secured ? ", secured" : ""}`,
-    dataset: { prop: p.id },
+    dataset: { prop: p.id, key: `prop:${p.id}` },
   },
   h("div.meld-head",
     h("span", `${KIND[p.kind] || p.kind} · ${p.cards.length}`),
@@ -198,7 +206,7 @@ function propertyEl(ctx, p, target, picked) {
       : null,
   ),
   h("div.cards", p.cards.map((c) => cardEl(c))));
-  return el;
+  return moving(el, `${p.id}:${p.owner}`, stolen[p.id] === p.owner ? "stolen" : "laid");
 }
 
 export function describe(e, ctx) {

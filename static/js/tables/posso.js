@@ -35,6 +35,7 @@ export function render(ctx) {
     ui.handNo = g.hand_no;
     ui.staged = [];
     ui.selected = [];
+    ui.handKeys = new Set(); // a new deal: every card in the hand arrives
   }
   ui.staged = (ui.staged || []).filter((m) => m.keys.every((k) => keyed(hand).some((x) => x.key === k)));
   const stagedKeys = new Set(ui.staged.flatMap((m) => m.keys));

@@ -2,6 +2,7 @@
 // where cards are picked in the order they go on the pile (numbered badges;
 // the last picked becomes the new top).
 import { h } from "../dom.js";
+import { moving } from "../motion.js";
 import { cardEl, cardsText, parse } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
@@ -64,7 +65,7 @@ export function render(ctx) {
         playable: canDraw,
       }),
       h("div.pile.discard.possumtop", { role: "img", "aria-label": `Top of the pile: ${cardsText([g.top])}, value ${value(g.top)}` },
-        h("div.stackcards", g.pile_count > 1 ? h("div.under.face") : null, cardEl(g.top, { extra: "lg" })),
+        h("div.stackcards", g.pile_count > 1 ? h("div.under.face") : null, moving(cardEl(g.top, { extra: "lg" }), `${g.pile_count}:${g.top}`)),
         h("span.pile-label", `Pile · ${g.pile_count}`)),
       h("div.topvalue", { "aria-hidden": "true" }, h("span.big", String(value(g.top))), h("span", "to answer")),
     ),
