@@ -26,11 +26,11 @@ export function guideHint(ctx, game, key, text) {
     else setPref(`guide:${game}`, [...seen(game), key]);
     ctx.rerender();
   };
+  // Short, and one row with its "Got it": the table stays in view.
   return h("div.guide", { role: "note", dataset: { key: "guide", phase: key }, "aria-label": "Hint" },
-    h("span.guide-text", text),
-    h("span.guide-btns",
-      h("button.small", { type: "button", dataset: { key: "guide-ok" }, onclick: () => close(false) }, "Got it"),
-      h("button.small.link-ish", { type: "button", dataset: { key: "guide-off" }, onclick: () => close(true) }, "No more hints")));
+    h("span.guide-text", text, " ",
+      h("button.link", { type: "button", dataset: { key: "guide-off" }, onclick: () => close(true) }, "No more hints")),
+    h("button.small", { type: "button", dataset: { key: "guide-ok" }, onclick: () => close(false) }, "Got it"));
 }
 
 /** Names joined for a sentence: "Ann", "Ann and Bob", "Ann, Bob and Cy". */

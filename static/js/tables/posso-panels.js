@@ -25,8 +25,10 @@ export function possoPanel(ctx) {
         h("div.callq", h("span.q", "Posso? Take the "), card, h("span.q", " plus a penalty card from the stack."), t, callers),
         h("div.btns",
           btn("Posso!", () => send(ctx, { type: "call_posso" }, { keepSelection: true }), { primary: true, key: "call-posso" }),
-          btn("Pass", () => send(ctx, { type: "pass_posso" }, { keepSelection: true }), { key: "pass-posso" })),
-        quietControls(ctx));
+          btn("Pass", () => send(ctx, { type: "pass_posso" }, { keepSelection: true }), { key: "pass-posso" }),
+          // after the two answers, so they never move: wide screens keep
+          // one row, a phone wraps the switches under them
+          quietControls(ctx)));
     }
     const body = [card, h("span", called ? "You called Posso: waiting for the others." : p.next === me
       ? "Anyone may call Posso on this card before your turn."

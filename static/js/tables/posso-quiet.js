@@ -46,14 +46,15 @@ export function quietControls(ctx) {
       dataset: { key: "quiet-hand" },
       "aria-pressed": String(skipping),
       onclick: () => ctx.cmd({ type: "posso_quiet", hand: !skipping }).catch(() => {}),
-    }, skipping ? "Ask me again this hand" : "Don't ask me this hand"),
+      title: skipping ? "Ask me about Possos again this hand" : "Don't ask me about Possos for the rest of this hand",
+    }, skipping ? "Ask me again" : "Don't ask this hand"),
     h("label.quiet-helpful", { dataset: { key: "quiet-helpful" } },
       h("input", {
         type: "checkbox",
         checked: !!q.helpful,
         onchange: (e) => setHelpful(ctx, e.currentTarget.checked),
       }),
-      " Only ask when the card could help me"),
+      "Ask only if it helps me"),
   );
 }
 

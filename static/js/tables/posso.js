@@ -50,6 +50,9 @@ export function render(ctx) {
   syncQuiet(ctx);
 
   const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx), now: nowText(ctx), guide: guideFor(ctx) })];
+  // The last hand's results come first, under the status bar: below the
+  // table they lay behind the hand panel (and its next question).
+  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over) parts.push(lastHandPanel(ctx));
   parts.push(h("div.opponents", ringOrder(ctx).map((pos) => seatOrPhantom(ctx, pos))));
 
   // ---- centre: piles, Posso/cut panels, melds ----
@@ -98,7 +101,6 @@ export function render(ctx) {
   center.append(meldsArea(ctx, { mine, down, picked }));
   parts.push(center);
 
-  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over) parts.push(lastHandPanel(ctx));
   if (g.over) parts.push(shownHands(ctx));
 
   // ---- my area ----
