@@ -65,6 +65,14 @@ class QuietPosso:
             pref.skip = (game_no, state.hand_no) if hand else None
         if helpful is not None:
             pref.helpful = helpful
+        if pref == Quiet():  # both off: as if never set
+            del self._prefs[pid]
+
+    @property
+    def anyone(self) -> bool:
+        """Has anyone in the room set a switch?  (Most rooms: no, and every
+        move asks, so the answer must cost nothing.)"""
+        return bool(self._prefs)
 
     def forget(self, pid: str) -> None:
         self._prefs.pop(pid, None)

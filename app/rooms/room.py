@@ -694,7 +694,9 @@ class Room:
         window waits only on people who are not asked about its card, and no
         one else is connected to see how soon it closes."""
         table, members = self.table, self.members
-        if table.game.timer(table.state) != "posso_window" or not table.to_act:
+        if not self.quiet.anyone or not table.to_act:
+            return []
+        if table.game.timer(table.state) != "posso_window":
             return []
         seats = sorted(table.to_act)
         pids = {table.game_seats[s] for s in seats}
