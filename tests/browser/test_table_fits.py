@@ -54,6 +54,9 @@ def test_the_table_is_all_in_view_and_nothing_lies_behind_the_hand(
     pages: Pages, game: str, seats: int, size: str
 ) -> None:
     page: Any = pages.open("/", phone=size == "phone")
+    # a first game's guided hints put away ("No more hints"), as they are
+    # after it: the table as people play it game after game
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
     bots = 0 if game == "bigtwo" else seats - 1  # Big Two fills its seats itself
     # bots that wait: the table is checked as dealt, the same every run (a
     # phone's Possession table with many properties may still need to scroll)
