@@ -285,6 +285,18 @@ async def move_link(
     }
 
 
+async def posso_quiet(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> None:
+    """A person's own Posso switches (app/rooms/quiet.py): told to them only,
+    and no `change`, so nobody else is sent anything when they flip one."""
+    table = room.table
+    state = table.state if table.playing else None
+    room.quiet.set(player.player_id, cmd, table.games_played, state)
+    room.delivery.personal_changed(player.player_id)
+    room.reschedule()
+
+
 async def resync(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
     room.delivery.send_view(conn)
 
@@ -305,4 +317,5 @@ COMMANDS: dict[str, Command] = {
     "seat_link": seat_link,
     "move_link": move_link,
     "resync": resync,
+    "posso_quiet": posso_quiet,
 }

@@ -30,6 +30,7 @@ import orjson
 from app.games.base import Event
 from app.rooms.connection import Connection
 from app.rooms.membership import Membership
+from app.rooms.quiet import QuietPosso
 from app.rooms.settings import RoomSettings, host_grace
 from app.rooms.table import PLAYING, Table
 from app.store.records import PlayerRecord
@@ -58,12 +59,14 @@ class Delivery:
         table: Table,
         settings: Callable[[], RoomSettings],
         timer: Callable[[], dict[str, Any] | None],
+        quiet: QuietPosso,
     ) -> None:
         self.code = code
         self.members = members
         self.table = table
         self._settings = settings
         self._timer = timer
+        self._quiet = quiet
         self.v = 0
         #: this incarnation of the room (see the module's docstring)
         self.incarnation = secrets.token_hex(6)
@@ -124,6 +127,14 @@ class Delivery:
         conn.room_seen = None
         player = self.members.players[conn.player_id]
         conn.push(self._view_frame(player, conn, {}, self._timer_part()))
+
+    def personal_changed(self, pid: str) -> None:
+        """Something only `pid` may know changed (their Posso switches): their
+        own sockets get their view again, at the same version; nobody else is
+        sent anything, so nobody else can tell."""
+        self._you_json.pop(pid, None)
+        for conn in self.conns.get(pid, []):
+            self.send_view(conn)
 
     def restart_history(self) -> None:
         """A new game: what was said about the last one no longer resumes."""
@@ -280,6 +291,8 @@ class Delivery:
                     "host": player.player_id == self.members.host,
                     "name": player.name,
                     "player": player.player_id,
+                    # this person's own switches, never in anyone else's view
+                    "quiet": self._quiet.you(player.player_id, self.table.games_played),
                 }
             ).decode()
         head = "" if conn.batch and conn.room_seen is room else f'"room":{room},'

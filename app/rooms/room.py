@@ -35,6 +35,7 @@ from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, nudge_text
+from app.rooms.quiet import QuietPosso
 from app.rooms.settings import RoomSettings, host_grace, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
@@ -105,8 +106,15 @@ class Room:
         self.table = Table(game, records, self.code, clock)
         self.table.on_fenced = self._moved_away
         self.timers = Timers(self._locked, clock)
+        #: each person's own "don't ask me about Possos" switches
+        self.quiet = QuietPosso()
         self.delivery = Delivery(
-            self.code, self.members, self.table, lambda: self.settings, self._timer_json
+            self.code,
+            self.members,
+            self.table,
+            lambda: self.settings,
+            self._timer_json,
+            self.quiet,
         )
         #: time since which nobody has been connected (None: someone is)
         self.idle_since: float | None = clock()
@@ -505,6 +513,7 @@ class Room:
         members, table = self.members, self.table
         seat = person.seat
         members.void_token(person)
+        self.quiet.forget(person.player_id)
         self.delivery.close_person(person.player_id, code, reason)
         self._mark_idle()
         game_seat = table.seat_of(person.player_id)
@@ -561,7 +570,7 @@ class Room:
         (and the presence wait, unless the caller knows it is unchanged)."""
         timers, table = self.timers, self.table
         if not table.playing or self.closed:
-            for slot in ("game", "turn", *timers.slots("bot:")):
+            for slot in ("game", "turn", "quiet", *timers.slots("bot:")):
                 timers.drop(slot)
             self._schedule_presence()
             return
@@ -594,6 +603,10 @@ class Room:
             if timers.get(slot) is None and self.bot_drives(seat):
                 delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
                 timers.start(slot, "bot", now + delay, self._on_bot, key=table.seq, seat=seat)
+        if self._quiet_passes():
+            timers.start("quiet", "quiet", now, self._on_quiet, key=table.seq)
+        else:
+            timers.drop("quiet")
         if presence:
             self._schedule_presence()
 
@@ -694,6 +707,46 @@ class Room:
                 await self.play(seat, fallback)
         except RoomError as err:
             self._retry_bot(seat, err)
+
+    def _quiet_passes(self) -> list[int]:
+        """The seats the room passes for now (app/rooms/quiet.py): when the
+        window waits only on people who are not asked about its card, and no
+        one else is connected to see how soon it closes."""
+        table, members = self.table, self.members
+        if not self.quiet.anyone or not table.to_act:
+            return []
+        if table.game.timer(table.state) != "posso_window":
+            return []
+        seats = sorted(table.to_act)
+        pids = {table.game_seats[s] for s in seats}
+        for seat in seats:
+            pid = table.game_seats[seat]
+            if self.bot_drives(seat) or self.quiet.asked(
+                pid, table.games_played, table.state, seat
+            ):
+                return []
+        watchers = [p for p in members.humans() if p.player_id not in pids]
+        if any(members.connected(p.player_id) for p in watchers):
+            return []
+        return seats
+
+    async def _on_quiet(self, t: Timer) -> None:
+        """Pass for the people not asked, through the engine like any move."""
+        while self.table.playing and (seats := self._quiet_passes()):
+            try:
+                await self.play(seats[0], {"type": "pass_posso"})
+            except IllegalAction:
+                log.exception("room %s: quiet pass refused", self.code)
+                return
+            except RoomError as err:
+                if self._check_moved(err):
+                    return
+                delay = self._retry.next(self._jitter)
+                log.error("room %s: quiet pass failed (%s); again in %.1f s", self.code, err,
+                          delay)  # fmt: skip
+                key = self.table.seq
+                self.timers.start("quiet", "quiet", self.clock() + delay, self._on_quiet, key=key)
+                return
 
     def _retry_bot(self, seat: int, err: RoomError) -> None:
         """Storage trouble: the bot tries again later and later."""

@@ -4,6 +4,7 @@
 // the pinned hand panel on a small screen.
 import { h } from "./dom.js";
 import { pref, setPref } from "./api.js";
+import { askedAboutPosso } from "./tables/posso-quiet.js";
 
 /** What the tab title leads with when this view asks something of me. */
 export function askedText(view) {
@@ -11,7 +12,7 @@ export function askedText(view) {
   const me = view?.you?.seat;
   if (!g || me === null || me === undefined || g.over) return null;
   if (!(g.to_act || []).includes(me)) return null;
-  if (g.phase === "posso_window") return "Posso?";
+  if (g.phase === "posso_window") return askedAboutPosso(g, view.you) ? "Posso?" : null;
   if (g.phase === "posso_answer") return "Answer the Posso";
   if (g.phase === "cut") return "Your cut";
   return "Your turn";
@@ -88,7 +89,10 @@ export function updateMoreCue(felt) {
     cue?.remove();
     return;
   }
-  if (!cue || cue.parentElement !== panel) {
+  // At the foot of the table area (sticky there), not in the hand panel:
+  // coming and going, it must never move the hand or the buttons under a
+  // finger (tests/browser/test_lost_taps.py).
+  if (!cue || cue.parentElement !== area) {
     cue?.remove();
     const smooth = !window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
     cue = h("button.morecue", {
@@ -98,6 +102,6 @@ export function updateMoreCue(felt) {
 
       onclick: () => area.scrollTo({ top: area.scrollHeight, behavior: smooth ? "smooth" : "auto" }),
     }, "▾ More of the table below: show it");
-    panel.prepend(cue);
+    area.append(cue);
   }
 }

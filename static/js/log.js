@@ -12,8 +12,9 @@ export function logPanel() {
   return {
     el,
     lines,
-    add(text, cls = "", keep = true) {
-      if (keep) lines.push({ text, cls });
+    /** `v`: the room version of the event the line tells (to log it once). */
+    add(text, cls = "", keep = true, v = undefined) {
+      if (keep) lines.push(typeof v === "number" ? { text, cls, v } : { text, cls });
       if (lines.length > 400) lines.shift();
       list.append(h("li", { class: cls || null }, text));
       if (list.children.length > 400) list.firstChild.remove();

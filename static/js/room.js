@@ -69,7 +69,7 @@ class RoomPage {
     this.lastMoves = {}; // seat -> {text, n}: each seat's last move, for its badge
     this.cue = new TurnCue();
     this.nudge = new TurnNudge(this.code.toUpperCase());
-    for (const line of this.saved.log || []) this.log.add(line.text, line.cls);
+    for (const line of this.saved.log || []) this.log.add(line.text, line.cls, true, line.v);
     for (const line of this.saved.chat || []) this.chat.addRaw(line);
   }
 
@@ -89,7 +89,7 @@ class RoomPage {
     try {
       localStorage.setItem(
         `cardroom:session:${this.code}`,
-        JSON.stringify({ v: this.socket.v, log: this.log.lines.slice(-200), chat: this.chat.lines.slice(-100) }),
+        JSON.stringify({ v: this.socket.v, inc: this.socket.inc, log: this.log.lines.slice(-200), chat: this.chat.lines.slice(-100) }),
       );
     } catch {
       /* storage full or unavailable: a refresh just starts the log afresh */
@@ -132,7 +132,13 @@ class RoomPage {
   start() {
     mount(this.app, h("div.loading", h("p", "Opening the room…")));
     this.socket = new RoomSocket(this.code, this.seat.token);
-    if (typeof this.saved.v === "number") this.socket.v = this.saved.v;
+    // Where this browser left off, in which incarnation of the room: a
+    // refresh resumes from there (since=v) instead of hearing the game's
+    // story again on top of the log it kept.
+    if (typeof this.saved.v === "number") {
+      this.socket.v = this.saved.v;
+      if (typeof this.saved.inc === "string") this.socket.inc = this.saved.inc;
+    }
     this.socket.addEventListener("view", (e) => this.onView(e.detail));
     this.socket.addEventListener("event", (e) => this.onEvent(e.detail));
     this.socket.addEventListener("status", (e) => this.onStatus(e.detail.status));
@@ -242,7 +248,7 @@ class RoomPage {
     }
   }
 
-  onEvent({ event }) {
+  onEvent({ v, event }) {
     if (event.type === "chat") {
       this.chat.add(event);
       if (this.tab !== "chat") this.markUnread();
@@ -255,7 +261,7 @@ class RoomPage {
       text = roomEventText(event);
       cls = "sys";
       if (event.what === "started") {
-        this.log.add(`— Game ${event.game_no ?? ""} starts —`, "big");
+        this.logLine(`— Game ${event.game_no ?? ""} starts —`, "big", v);
         // The next events may belong to another game: describe them once
         // the new game's table is loaded.
         this.table = null;
@@ -264,7 +270,7 @@ class RoomPage {
       }
     } else if (!this.table) {
       // The table module loads with the first view; describe these then.
-      (this.early ||= []).push(event);
+      (this.early ||= []).push({ v, event });
       return;
     } else if (this.table.describe) {
       const ctx = this.context();
@@ -283,8 +289,15 @@ class RoomPage {
     } else {
       this.lastEvents.push(event);
     }
-    if (text) this.log.add(text, cls);
+    if (text) this.logLine(text, cls, v);
     this.saveSession();
+  }
+
+  /** A line for an event at version v, once: an event told again (a new
+   * tab hears the game's story so far) is not logged twice. */
+  logLine(text, cls, v) {
+    if (typeof v === "number" && this.log.lines.some((l) => l.v === v && l.text === text)) return;
+    this.log.add(text, cls, true, v);
   }
 
   markUnread() {
@@ -354,7 +367,7 @@ class RoomPage {
     this.tableName = name;
     const early = this.early || [];
     this.early = [];
-    for (const event of early) this.onEvent({ event });
+    for (const e of early) this.onEvent(e);
   }
 
   render() {

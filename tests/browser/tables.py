@@ -63,6 +63,17 @@ HARNESS = """async () => {
 }"""
 
 
+#: the names the drawn tables give their seats
+NAMES = ["Ann", "Bob", "Cleo", "Dmitri"]
+#: hand one's hands for three seats, to deal with `tests.games.posso.helpers.game`
+#: (seat 0 holds nines, seat 2 no queen)
+HANDS_OF_THREE = [
+    ["3H", "3C", "5D", "5H", "9S", "9C", "KD"],
+    ["4H", "4C", "4D", "4S", "6H", "6C", "6D"],
+    ["7S", "7H", "8D", "8C", "JS", "JH", "JD"],
+]
+
+
 def open_table(pages: Any, *, phone: bool = False) -> Any:
     page = pages.open("/", phone=phone)
     page.wait_for_selector("#create-name")

@@ -54,6 +54,9 @@ def test_the_table_is_all_in_view_and_nothing_lies_behind_the_hand(
     pages: Pages, game: str, seats: int, size: str
 ) -> None:
     page: Any = pages.open("/", phone=size == "phone")
+    # a first game's guided hints put away ("No more hints"), as they are
+    # after it: the table as people play it game after game
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
     bots = 0 if game == "bigtwo" else seats - 1  # Big Two fills its seats itself
     # bots that wait: the table is checked as dealt, the same every run (a
     # phone's Possession table with many properties may still need to scroll)
@@ -67,4 +70,55 @@ def test_the_table_is_all_in_view_and_nothing_lies_behind_the_hand(
     page.wait_for_timeout(300)  # the hand lays itself out on the next frame
     shoot(page, f"fits-{game}-{seats}-{size}")
     hidden = page.evaluate(HIDDEN, KEY_PARTS[game])
+    assert not hidden, "\n".join(hidden)
+
+
+def posso_after_hand_one(seats: int = 4) -> Any:
+    """A Posso game of `seats` just into hand two: hand one's results show."""
+    import random
+
+    from app.games.posso import POSSO
+    from tests.games.posso.checks import pick
+
+    rng = random.Random(4)
+    state = POSSO.new_game(seats, {"cutting": "off"}, 4)
+    while state.hand_no == 1:
+        seat = min(POSSO.to_act(state)) if POSSO.to_act(state) else None
+        if seat is None:
+            state, _ = POSSO.apply(state, None, {"type": "timeout"})
+            continue
+        state, _ = POSSO.apply(state, seat, pick(rng, POSSO.legal_actions(state, seat)))
+    assert state.last_hand is not None
+    return state
+
+
+@pytest.mark.parametrize(("size", "asked"), [("laptop", True), ("laptop", False), ("phone", False)])
+def test_possos_end_of_hand_results_are_all_in_view(pages: Pages, size: str, asked: bool) -> None:
+    """Hand one's results, as hand two starts: in view for the player not
+    asked anything yet (the next player; everyone while the dealer cuts), at
+    both sizes, and beside the Posso question too on a laptop.  (On a phone
+    the question and the hand leave no room: the results wait, above them,
+    until the question is answered.)"""
+    from app.games.posso import POSSO
+    from tests.browser.tables import draw, open_table
+
+    state = posso_after_hand_one()
+    assert state.phase == "posso_window"
+    seat = min(state.eligible) if asked else state.ring[state.turn]
+    page = open_table(pages, phone=size == "phone")
+    names = ["Ann", "Bob", "Cleo", "Dmitri"]
+    draw(page, "posso", POSSO.view(state, seat), POSSO.legal_actions(state, seat), names, seat)
+    page.wait_for_timeout(300)
+    shoot(page, f"fits-posso-hand-results-{size}{'-asked' if asked else ''}")
+    panel = page.locator(".lasthand")
+    assert "Hand 1 is over" in panel.inner_text()
+    assert page.locator("[data-key=call-posso]").count() == int(asked)
+    # every row whole, to its last card, and none of it behind the hand panel
+    rows = [".lasthand", ".lasthand .shown-row", ".lasthand .mini > .card:last-child", ".hand"]
+    hidden = page.evaluate(HIDDEN, rows)
+    panel = page.locator(".mearea").bounding_box()
+    assert panel is not None
+    for box in page.locator(".lasthand .shown-row").all():
+        row = box.bounding_box()
+        assert row is not None and row["y"] + row["height"] <= panel["y"] + 1, "behind the hand"
     assert not hidden, "\n".join(hidden)

@@ -129,6 +129,15 @@ async def attach(room: Room, player: PlayerRecord, recorder: Recorder) -> Record
     return conn
 
 
+async def wait_for(check: Any, seconds: float = 2.0) -> bool:
+    """Poll `check` until it holds or `seconds` pass; whether it holds."""
+    for _ in range(int(seconds / 0.01)):
+        if check():
+            return True
+        await asyncio.sleep(0.01)
+    return bool(check())
+
+
 async def settle() -> None:
     """Let queued writers, timers and bots run."""
     for _ in range(5):

@@ -13,7 +13,7 @@ import pytest
 from app.games.posso.engine import PossoGame
 from app.games.posso.model import PossoState
 from app.store.records import MemoryRecords
-from tests.rooms.harness import Recorder, new_room, seat_people
+from tests.rooms.harness import Recorder, new_room, seat_people, wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -30,14 +30,6 @@ class BehindAtHandTwo(PossoGame):
         state = super().new_game(seats, {**options, "start_hand": 2}, seed, deck)
         state.totals = [40 if seat == state.dealer else 0 for seat in range(seats)]
         return state
-
-
-async def wait_for(check: Any, seconds: float = 2.0) -> bool:
-    for _ in range(int(seconds / 0.01)):
-        if check():
-            return True
-        await asyncio.sleep(0.01)
-    return bool(check())
 
 
 async def test_hand_one_starts_without_waiting_for_its_cut() -> None:

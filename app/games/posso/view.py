@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.games.posso import flow
+from app.games.posso.helps import window_helps
 from app.games.posso.legal import timer, to_act
 from app.games.posso.model import ANSWER, CUT, OVER, PLAY, WINDOW, PossoState
 from app.games.posso.rules import REQUIREMENTS
@@ -58,6 +59,9 @@ def view(s: PossoState, seat: int | None) -> dict[str, Any]:
     if seat is not None:
         out["hand"] = list(s.hands[seat])
         out["meld_options"] = _meld_options(s, seat)
+        if out["posso"] is not None and s.phase == WINDOW:
+            # from the viewer's own hand: "only ask me when it could help me"
+            out["posso"]["helps"] = window_helps(s, seat)
     if over:
         out["hands"] = [list(h) for h in s.hands]
     return out

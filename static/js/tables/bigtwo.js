@@ -3,6 +3,7 @@
 // hand lights up only the cards that can still complete a legal play with
 // what is already picked.
 import { h } from "../dom.js";
+import { moving } from "../motion.js";
 import { cardEl, cardsText, sortCards } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
@@ -54,9 +55,10 @@ export function render(ctx) {
   // the view keeps the last play after the table clears (so it survives a refresh)
   const lastPlay = g.last_play || [...(ctx.events || [])].reverse().find((e) => e.type === "played");
   const trick = g.trick
-    ? h("div.trick", { "aria-label": `On the table: ${cardsText(g.trick.cards)} by ${ctx.name(g.trick.seat)}` },
+    ? moving(h("div.trick", { "aria-label": `On the table: ${cardsText(g.trick.cards)} by ${ctx.name(g.trick.seat)}` },
         h("div.cards", sortCards(g.trick.cards, "rank", "bigtwo").map((c) => cardEl(c))),
-        h("div", h("span.who", ctx.name(g.trick.seat)), ` · ${CATEGORY[g.trick.category] || g.trick.category}`))
+        h("div", h("span.who", ctx.name(g.trick.seat)), ` · ${CATEGORY[g.trick.category] || g.trick.category}`)),
+      `${g.trick.seat}:${g.trick.cards.join(",")}`)
     : h("div.trick.cleared",
         lastPlay && !g.over
           ? h("div.cards.faded", { "aria-hidden": "true" }, sortCards(lastPlay.cards, "rank", "bigtwo").map((c) => cardEl(c)))
@@ -84,7 +86,7 @@ export function render(ctx) {
     : actionBar(ctx, [], g.over ? "" : me === null ? "You are watching." : placeOf(me) ? `You finished ${placeOf(me)}.` : "Wait for your turn.");
 
   return h("div.tablebox.bigtwo",
-    statusBar(ctx, { title: "Big Two", detail: `${g.played_count || 0} cards played`, prompt }),
+    statusBar(ctx, { title: "Big Two", detail: `${g.played_count || 0} cards played`, prompt, now: nowText(ctx, placeOf), guide: guideFor(ctx, mine) }),
     opponentsRow(ctx, extraFor),
     h("div.center", trick),
     g.over ? shownHands(ctx) : null,
@@ -98,6 +100,29 @@ export function render(ctx) {
         dimOthers: mine,
       })),
   );
+}
+
+/** "What can I do now?" at the Big Two table. */
+export function nowText(ctx, placeOf = () => null) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over) return "The game is over: see the places.";
+  const who = ctx.seatName(g.turn);
+  const three = g.must_include ? " (it must include the 3♣)" : "";
+  if (g.turn !== me || me === null) {
+    const done = me !== null && placeOf(me) ? `You finished ${placeOf(me)}. ` : "";
+    return `${done}Waiting for ${who} to ${g.control ? "lead" : "play or pass"}.`;
+  }
+  if (g.control) return `Your lead: play any single, pair, three of a kind or five-card hand${three}.`;
+  const what = CATEGORY[g.trick?.category] || "play";
+  return `Your turn: beat the ${what} on the table with a higher one, or pass.`;
+}
+
+function guideFor(ctx, mine) {
+  const g = ctx.game;
+  if (!mine || g.over) return null;
+  if (g.control) return { key: "lead", text: "You lead: play any single, pair, three of a kind or five-card hand. The others must follow with the same kind, higher. Twos are the highest rank, spades the highest suit." };
+  return { key: "follow", text: "Beat the play on the table with a higher one of the same kind and size, or pass. When everyone else passes, the last player to play leads anew." };
 }
 
 export function describe(e, ctx) {

@@ -4,6 +4,8 @@
 import { h } from "../dom.js";
 import { cardEl, backsFan, sortCards, cardName } from "../cards.js";
 import { countdown, localTimer } from "../timer.js";
+import { nowLine, guideHint } from "../guide.js";
+import { moving } from "../motion.js";
 
 // ---- selection: picked hand cards as "code#n" (n-th copy of that code) ----
 
@@ -130,7 +132,7 @@ export function opponentsRow(ctx, extraFor = () => null) {
 
 // ---- status bar ----
 
-export function statusBar(ctx, { title, detail, prompt }) {
+export function statusBar(ctx, { title, detail, prompt, now = null, guide = null }) {
   const mine = isMyTurn(ctx);
   // Posso's windows and the cut show their countdown on their own panels.
   // A moot cut's timer has no time: it shows nowhere.
@@ -139,10 +141,13 @@ export function statusBar(ctx, { title, detail, prompt }) {
     ? countdown(ctx.timer, TIMER_LABEL[ctx.timer.kind] || "")
     : null;
   return h("div.statusbar",
-    h("div.st-title", h("strong", title), detail ? h("span.muted-l", detail) : null),
-    h("div.st-prompt", { class: mine ? "mine" : null, role: "status", "aria-live": "polite" }, prompt || ""),
-    timer,
-    ctx.soundToggle ? ctx.soundToggle() : null,
+    h("div.st-row",
+      h("div.st-title", h("strong", title), detail ? h("span.muted-l", detail) : null),
+      h("div.st-prompt", { class: mine ? "mine" : null, role: "status", "aria-live": "polite" }, prompt || ""),
+      timer,
+      ctx.soundToggle ? ctx.soundToggle() : null),
+    nowLine(now),
+    guide ? guideHint(ctx, ctx.room?.game, guide.key, guide.text) : null,
   );
 }
 
@@ -198,6 +203,9 @@ export function handArea(ctx, cards, opts = {}) {
     if (before && !before.has(key)) el.classList.add("arrive");
     row.append(el);
   }
+  // A deal (many cards at once) slides in one card after another.
+  const arriving = [...row.querySelectorAll(".card.arrive")];
+  if (arriving.length > 2) arriving.forEach((c, i) => { c.style.animationDelay = `${Math.min(i * 30, 600)}ms`; });
   if (!opts.selectable) for (const c of row.querySelectorAll(".card")) c.setAttribute("tabindex", "0");
   fitHand(row, sorted.length);
   const sorter = h("div.sorter", { role: "group", "aria-label": "Sort hand" },
@@ -285,10 +293,11 @@ export function stackEl(count, { onclick, label = "Stack", hint, key = "stack", 
 export function pileEl(top, { onclick, label = "Pile", count, key = "pile", beneath = [], playable } = {}) {
   const el = onclick
     ? h("button.pile.discard", { "aria-label": `${label}: ${top ? cardName(top) : "empty"}`, onclick, dataset: { key }, class: playable ? "can" : null, type: "button" })
-    : h("div.pile.discard", { "aria-label": `${label}: ${top ? cardName(top) : "empty"}`, role: "img" });
+    : h("div.pile.discard", { "aria-label": `${label}: ${top ? cardName(top) : "empty"}`, role: "img", dataset: { key } });
   const stack = h("div.stackcards");
   for (const b of beneath) stack.append(cardEl(b, { extra: "beneath" }));
-  stack.append(top ? cardEl(top) : h("div.slot", "empty"));
+  // the card just put on the pile lands there (static/js/motion.js)
+  stack.append(top ? moving(cardEl(top), `${count}:${top}`) : h("div.slot", "empty"));
   el.append(stack, h("span.pile-label", count !== undefined ? `${label} · ${count}` : label));
   return el;
 }

@@ -4,6 +4,7 @@
 // to your own property or a steal of someone else's. The server lists every
 // legal meld and extension, so properties that can take the picked cards
 // light up as targets.
+import { moving } from "../motion.js";
 import { h } from "../dom.js";
 import { cardEl, cardsText, cardName } from "../cards.js";
 import {
@@ -68,6 +69,7 @@ export function render(ctx) {
       label: `${cardName(code)}${depth === 0 ? ", top of the pile" : `, ${depth} under the top`}${inUse ? ", used in your new property" : ""}`,
     });
     el.dataset.key = `pile:${depth}`;
+    if (depth === 0) moving(el, `${g.pile_size}:${code}`); // a discard lands
     fan.append(el);
   });
   if (!pile.length) fan.append(h("div.slot", "empty"));
@@ -136,7 +138,7 @@ export function render(ctx) {
   });
   const phaseText = g.phase === "showdown" ? (g.open_season ? "Showdown · open season" : "Showdown") : g.turned_over ? "Second stock" : "Play";
   return h("div.tablebox.possession",
-    statusBar(ctx, { title: "Possession", detail: g.over ? "Game over" : `${phaseText} · stock ${g.stock}`, prompt }),
+    statusBar(ctx, { title: "Possession", detail: g.over ? "Game over" : `${phaseText} · stock ${g.stock}`, prompt, now: nowText(ctx, drawPhase), guide: guideFor(ctx, mine, drawPhase) }),
     opponentsRow(ctx, extraFor),
     h("div.center", h("div.piles", stock, pileBox), estates),
     g.over ? shownHands(ctx) : null,
@@ -151,6 +153,29 @@ export function render(ctx) {
   );
 }
 
+/** "What can I do now?" at the Possession table. */
+export function nowText(ctx, drawPhase) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over) return "The game is over: see the estates and the places.";
+  if (g.turn !== me || me === null) {
+    const who = ctx.seatName(g.turn);
+    if (g.phase === "showdown") return `Waiting for ${who} to make a property move or fold.`;
+    return g.drawn ? `Waiting for ${who} to put down and discard.` : `Waiting for ${who} to pick up a card.`;
+  }
+  if (drawPhase) return "Your turn: pick up the top card of the stock or of the pile.";
+  if (g.phase === "showdown") return g.open_season ? "Open season: make a new property, add to one or steal one, or fold." : "Showdown: make a new property, add to one or steal one, or fold.";
+  return `Your turn: make a new property, add to yours or steal one, then discard to end your turn.${g.last_card ? " Or keep everything: you drew the last stock card." : ""}`;
+}
+
+function guideFor(ctx, mine, drawPhase) {
+  const g = ctx.game;
+  if (!mine || g.over) return null;
+  if (drawPhase) return { key: "draw", text: "Every turn starts with a pick-up: the stock's top card, or the pile's top card. Later you may use cards lying under the pile's top for a new property." };
+  if (g.phase === "showdown") return { key: "showdown", text: "The stock is spent: now every turn is a property move (a new property, an addition or a steal), or you fold and keep what you have." };
+  return { key: "put", text: "Properties are sets (one rank) or runs (one suit). Pick cards and press New property, or pick cards and a lit property to add to yours or steal someone else's. Discard one card to end your turn." };
+}
+
 function kindOf(meld, pile) {
   const cards = [...meld.cards, ...pile.slice(pile.length - meld.from_pile)];
   const ranks = new Set(cards.map((c) => c.slice(0, -1)));
@@ -159,10 +184,16 @@ function kindOf(meld, pile) {
 
 function propertyEl(ctx, p, target, picked) {
   const stealing = p.owner !== ctx.me;
+  // A property that changed hands moves into its new estate with a mark of
+  // its own (a steal), a new one simply lands (static/js/motion.js).
+  const owners = (ctx.ui.propOwners ||= {});
+  const stolen = (ctx.ui.stolen ||= {});
+  if (owners[p.id] !== undefined && owners[p.id] !== p.owner) stolen[p.id] = p.owner;
+  owners[p.id] = p.owner;
   const el = h(`div.meld.prop${target ? ".target" : ""}`, {
     role: "group",
     "aria-label": `${ctx.seatName(p.owner)}'s ${KIND[p.kind] || p.kind}: ${cardsText(p.cards)}${p.secured ? ", secured" : ""}`,
-    dataset: { prop: p.id },
+    dataset: { prop: p.id, key: `prop:${p.id}` },
   },
   h("div.meld-head",
     h("span", `${KIND[p.kind] || p.kind} · ${p.cards.length}`),
@@ -175,7 +206,7 @@ function propertyEl(ctx, p, target, picked) {
       : null,
   ),
   h("div.cards", p.cards.map((c) => cardEl(c))));
-  return el;
+  return moving(el, `${p.id}:${p.owner}`, stolen[p.id] === p.owner ? "stolen" : "laid");
 }
 
 export function describe(e, ctx) {

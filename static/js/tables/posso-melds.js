@@ -1,5 +1,6 @@
 // Posso melds: the melds on the table (play on at either end of a run, swap
 // a wild out of a run) and going down by arranging one's own melds.
+import { moving } from "../motion.js";
 import { h } from "../dom.js";
 import { cardEl, cardsText, cardText, cardName } from "../cards.js";
 import { requirementText } from "../sheet.js";
@@ -51,9 +52,10 @@ function meldEl(ctx, m, { canPlayOn, picked }) {
     ? `Run ${m.low}–${m.high}${m.suit ? ` ${{ C: "♣", D: "♦", H: "♥", S: "♠" }[m.suit]}` : ""}${m.full ? " (full)" : ""}`
     : `Set of ${{ A: "aces", J: "jacks", Q: "queens", K: "kings" }[m.rank] || `${m.rank}s`}`;
   const cards = h("div.cards", m.cards.map((c) => cardEl(c, { wild: isWild(c), label: isRun && isWild(c) ? `${cardName(c)} (wild)` : cardName(c) })));
-  return h(`div.meld${controls.length ? ".target" : ""}`, {
-    role: "group", "aria-label": `${ctx.seatName(m.owner)}'s ${label}: ${cardsText(m.cards)}`, dataset: { meld: m.id },
-  }, h("div.meld-head", h("span", label)), cards, controls.length ? h("div.ends", controls) : null);
+  // a meld going down moves into place once (keyed by its id)
+  return moving(h(`div.meld${controls.length ? ".target" : ""}`, {
+    role: "group", "aria-label": `${ctx.seatName(m.owner)}'s ${label}: ${cardsText(m.cards)}`, dataset: { meld: m.id, key: `meld:${m.id}` },
+  }, h("div.meld-head", h("span", label)), cards, controls.length ? h("div.ends", controls) : null), m.id, "laid");
 }
 
 // ---- going down: arranging melds ----

@@ -4,6 +4,7 @@ import { h, on } from "../dom.js";
 import { cardEl, sortCards } from "../cards.js";
 import { countdown } from "../timer.js";
 import { btn, send } from "./common.js";
+import { quietControls } from "./posso-quiet.js";
 
 // ---- Posso window and answer ----
 
@@ -24,7 +25,10 @@ export function possoPanel(ctx) {
         h("div.callq", h("span.q", "Posso? Take the "), card, h("span.q", " plus a penalty card from the stack."), t, callers),
         h("div.btns",
           btn("Posso!", () => send(ctx, { type: "call_posso" }, { keepSelection: true }), { primary: true, key: "call-posso" }),
-          btn("Pass", () => send(ctx, { type: "pass_posso" }, { keepSelection: true }), { key: "pass-posso" })));
+          btn("Pass", () => send(ctx, { type: "pass_posso" }, { keepSelection: true }), { key: "pass-posso" }),
+          // after the two answers, so they never move: wide screens keep
+          // one row, a phone wraps the switches under them
+          quietControls(ctx)));
     }
     const body = [card, h("span", called ? "You called Posso: waiting for the others." : p.next === me
       ? "Anyone may call Posso on this card before your turn."

@@ -15,6 +15,8 @@ import {
 import { possoPanel, cutPanel, lastHandPanel } from "./posso-panels.js";
 import { meldsArea, stage, stageable, meldKinds, goDown, suggest, stagingArea, playHint, litCards } from "./posso-melds.js";
 import { isWild } from "./posso-runs.js";
+import { askedAboutPosso, syncQuiet, notAskedNote, rebuildsLeft } from "./posso-quiet.js";
+import { names } from "../guide.js";
 
 export { arrangeRun, arrangeOnRun } from "./posso-runs.js";
 
@@ -33,6 +35,7 @@ export function render(ctx) {
     ui.handNo = g.hand_no;
     ui.staged = [];
     ui.selected = [];
+    ui.handKeys = new Set(); // a new deal: every card in the hand arrives
   }
   ui.staged = (ui.staged || []).filter((m) => m.keys.every((k) => keyed(hand).some((x) => x.key === k)));
   const stagedKeys = new Set(ui.staged.flatMap((m) => m.keys));
@@ -44,8 +47,12 @@ export function render(ctx) {
   const legal = ctx.legal || [];
   const has = (t) => legal.some((a) => a.type === t);
   const down = me !== null && g.down?.[me];
+  syncQuiet(ctx);
 
-  const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx) })];
+  const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx), now: nowText(ctx), guide: guideFor(ctx) })];
+  // The last hand's results come first, under the status bar: below the
+  // table they lay behind the hand panel (and its next question).
+  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over) parts.push(lastHandPanel(ctx));
   parts.push(h("div.opponents", ringOrder(ctx).map((pos) => seatOrPhantom(ctx, pos))));
 
   // ---- centre: piles, Posso/cut panels, melds ----
@@ -66,6 +73,13 @@ export function render(ctx) {
       playable: canPile,
     }),
   );
+  const left = rebuildsLeft(g);
+  if (!g.over && g.phase !== "cut") {
+    piles.append(h("span.chip.rebuilds", {
+      dataset: { key: "rebuilds" },
+      title: "When the stack runs out, the pile (all but its top card) is shuffled into a new stack; when no rebuild is left, the hand ends with no winner.",
+    }, left === null ? "Stack rebuilds: no limit" : `Stack rebuilds left: ${left}`));
+  }
   center.append(piles);
   // A question for me (call? allow? cut!) sits right above my hand, where a
   // phone shows it without scrolling; other people's show in the middle.
@@ -73,7 +87,10 @@ export function render(ctx) {
   if (g.phase === "posso_window" || g.phase === "posso_answer") {
     const p = g.posso || {};
     const ask = !ctx.readonly && ((g.phase === "posso_window" && (p.waiting || []).includes(me)) || (g.phase === "posso_answer" && p.next === me));
-    if (ask) mineAsk = possoPanel(ctx);
+    // Not asked (my own switches): a note where the question would be.
+    if (ask && g.phase === "posso_window" && !askedAboutPosso(g, ctx.you)) {
+      mineAsk = notAskedNote(ctx, p.card ? cardEl(p.card, { extra: "sm" }) : null, null);
+    } else if (ask) mineAsk = possoPanel(ctx);
     else center.append(possoPanel(ctx));
   }
   // A moot cut (a hit could change nothing, e.g. in hand 1) asks nobody: the
@@ -84,7 +101,6 @@ export function render(ctx) {
   center.append(meldsArea(ctx, { mine, down, picked }));
   parts.push(center);
 
-  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over) parts.push(lastHandPanel(ctx));
   if (g.over) parts.push(shownHands(ctx));
 
   // ---- my area ----
@@ -156,7 +172,7 @@ function promptText(ctx) {
       if (g.cut?.moot) return "Dealing";
       return g.dealer === me ? "Your cut" : `${name(g.dealer)} is cutting`;
     case "posso_window":
-      return g.posso?.waiting?.includes(me) ? "Posso?" : "Posso window";
+      return g.posso?.waiting?.includes(me) && askedAboutPosso(g, ctx.you) ? "Posso?" : "Posso window";
     case "posso_answer":
       return g.posso?.next === me ? "Answer the Posso" : `${name(g.posso?.next)} answers`;
     case "draw":
@@ -166,6 +182,73 @@ function promptText(ctx) {
     default:
       return "";
   }
+}
+
+/** "What can I do now?": the choice in front of the table, mine or whose. */
+export function nowText(ctx) {
+  const g = ctx.game;
+  const me = ctx.me;
+  const who = (s) => ctx.seatName(s);
+  const p = g.posso || {};
+  const card = p.card ? cardsText([p.card]) : "the card";
+  if (g.over) return "The game is over: see the places and the score sheet.";
+  switch (g.phase) {
+    case "cut":
+      if (g.cut?.moot) return "Dealing the next hand.";
+      return g.dealer === me ? "Your cut: choose a place along the deck's edge, then Cut here." : `Waiting for ${who(g.dealer)} to cut the deck.`;
+    case "posso_window": {
+      const waiting = (p.waiting || []).filter((s) => s !== me).map(who);
+      const others = waiting.length ? `${names(waiting)} to call Posso or pass` : "the window to close";
+      if ((p.waiting || []).includes(me)) {
+        if (!askedAboutPosso(g, ctx.you)) return `Nothing to do: you are not asked about the ${card}. Waiting for ${others}.`;
+        return `Posso? Call it to take the ${card} and a penalty card, or pass.`;
+      }
+      if (p.next === me) return `Waiting for ${others}; then your turn starts (you may take the ${card}).`;
+      return `Waiting for ${others} on the ${card}.`;
+    }
+    case "posso_answer":
+      if (p.next === me) return `${who(p.caller)} calls Posso on the ${card}: allow it, or deny it and take the card as your draw.`;
+      return `Waiting for ${who(p.next)} to allow or deny ${p.caller === me ? "your" : `${who(p.caller)}'s`} Posso.`;
+    case "draw":
+      if (g.turn !== me) return `Waiting for ${who(g.turn)} to draw.`;
+      return g.dead_card ? "Your turn: draw from the stack (the pile card is dead after that Posso)." : "Your turn: draw from the stack or take the pile.";
+    case "play": {
+      if (g.turn !== me) return `Waiting for ${who(g.turn)} to play and discard.`;
+      const req = g.requirement || {};
+      if (req.all_cards && !g.down?.[me]) return "Your turn: go down and out with three runs using every card, or discard.";
+      if (!g.down?.[me]) return `Your turn: go down with ${req.text || "the hand's melds"} if you can, then discard.`;
+      return "Your turn: play cards onto any meld or swap a wild, then discard.";
+    }
+    default:
+      return "";
+  }
+}
+
+/** The first game's hint for the phase in front of me (one per phase). */
+function guideFor(ctx) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over || me === null) return null;
+  const p = g.posso || {};
+  if (g.phase === "cut" && g.dealer === me && !g.cut?.moot) {
+    return { key: "cut", text: "The dealer cuts blind: lift exactly the cards the deal needs and your score drops to the leader's. Aim along the edge; a little luck decides." };
+  }
+  if (g.phase === "posso_window" && (p.waiting || []).includes(me) && askedAboutPosso(g, ctx.you)) {
+    return { key: "posso", text: "Posso lets you beg the discard out of turn: you get the card plus a blind penalty card, if the next player allows it. Too many questions? Use the switches under the buttons." };
+  }
+  if (g.phase === "posso_answer" && p.next === me) {
+    return { key: "answer", text: "Someone begs the discard. Allow it and they take it plus a penalty card; deny it and you take the card as your own draw." };
+  }
+  if (g.phase === "draw" && g.turn === me) {
+    return { key: "draw", text: "Each turn starts with a card: the stack's top (unseen) or the pile's top (everyone sees what you took)." };
+  }
+  if (g.phase === "play" && g.turn === me && !g.down?.[me]) {
+    return { key: "godown", text: `To go down, lay exactly this hand's melds (${g.requirement?.text || ""}): pick cards, press Make set or Make run, then Go down. Twos and jokers are wild. Then discard one card.` };
+  }
+  if (g.phase === "play" && g.turn === me) {
+    return { key: "playon", text: "You are down: get rid of your cards by playing them onto any meld (pick a card, then a lit end), and discard. An empty hand goes out." };
+  }
+  return null;
 }
 
 function waitingText(ctx) {

@@ -2,6 +2,7 @@
 // where cards are picked in the order they go on the pile (numbered badges;
 // the last picked becomes the new top).
 import { h } from "../dom.js";
+import { moving } from "../motion.js";
 import { cardEl, cardsText, parse } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
@@ -64,7 +65,7 @@ export function render(ctx) {
         playable: canDraw,
       }),
       h("div.pile.discard.possumtop", { role: "img", "aria-label": `Top of the pile: ${cardsText([g.top])}, value ${value(g.top)}` },
-        h("div.stackcards", g.pile_count > 1 ? h("div.under.face") : null, cardEl(g.top, { extra: "lg" })),
+        h("div.stackcards", g.pile_count > 1 ? h("div.under.face") : null, moving(cardEl(g.top, { extra: "lg" }), `${g.pile_count}:${g.top}`)),
         h("span.pile-label", `Pile · ${g.pile_count}`)),
       h("div.topvalue", { "aria-hidden": "true" }, h("span.big", String(value(g.top))), h("span", "to answer")),
     ),
@@ -79,6 +80,10 @@ export function render(ctx) {
       title: "Possum",
       detail: g.stalled ? "stalled" : `${g.draw_count} to draw`,
       prompt: g.over ? (g.stalled ? "Game over: nobody can move" : "Game over") : turnPrompt(ctx, canDraw ? "Your turn: draw" : "Your turn: play", null),
+      now: nowText(ctx, canDraw),
+      guide: mine && !g.over ? (canDraw
+        ? { key: "draw", text: "No card in your hand answers the top card, so you draw; a card you draw that answers it can be played at once." }
+        : { key: "play", text: "Answer the top card's number: the rule under the pile says which cards do. Pick them in the order they go down; the last one is the new top. First to empty their hand wins." }) : null,
     }),
     opponentsRow(ctx, extraFor),
     center,
@@ -93,6 +98,17 @@ export function render(ctx) {
             dimOthers: mine && !canDraw,
           })),
   );
+}
+
+/** "What can I do now?" at the Possum table. */
+export function nowText(ctx, canDraw) {
+  const g = ctx.game;
+  const me = ctx.me;
+  if (g.over) return g.stalled ? "The game is over: nobody could move." : "The game is over.";
+  const top = cardsText([g.top]);
+  if (g.turn !== me || me === null) return `Waiting for ${ctx.seatName(g.turn)} to play on the ${top} or draw.`;
+  if (canDraw) return `Your turn: nothing in your hand answers the ${top}: draw (${g.draws_taken} of ${g.draw_limit} drawn).`;
+  return `Your turn: play cards that answer the ${top} (the rule is under the pile).`;
 }
 
 export function describe(e, ctx) {

@@ -39,7 +39,9 @@ def test_posso_window_state_is_public_as_it_happens() -> None:
         "callers": [],
         "passed": [],
         "caller": None,
+        "helps": False,  # no queen in seat 2's hand (only in its own view)
     }
+    assert "helps" not in POSSO.view(s, None)["posso"]
     assert v["to_act"] == [0, 2, 3] and v["phase"] == "posso_window"
     s, _ = act(s, 3, type="call_posso")
     s, _ = act(s, 0, type="pass_posso")
