@@ -605,5 +605,10 @@ class ClusterManager(RoomManager):
 
 
 def _player_json(p: PlayerRecord) -> dict[str, Any]:
-    """A person for another process: everything but the token's hash."""
-    return {**dataclasses.asdict(p), "token_hash": ""}
+    """A person for another process: everything but the token's hash (and no
+    bot level, which a person has not: a process of the release before levels
+    reads this too while both run)."""
+    found = {**dataclasses.asdict(p), "token_hash": ""}
+    if found["bot_level"] is None:
+        del found["bot_level"]
+    return found

@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from app.bots import DEFAULT_LEVEL, LEVELS
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
@@ -556,6 +557,16 @@ class Room:
         p = self.members.players.get(self.table.game_seats[seat])
         return p is None or p.is_bot or self.table.stand_in(seat)
 
+    def bot_level(self, seat: int) -> str:
+        """How the bot driving `seat` plays: as the host chose for a bot of
+        the room's; at normal when it stands in for a person (away, out of
+        time, or gone)."""
+        p = self.members.players.get(self.table.game_seats[seat])
+        if p is None or not p.is_bot or self.table.stand_in(seat):
+            return DEFAULT_LEVEL
+        # a level this release does not know (stored by a newer one): normal
+        return p.bot_level if p.bot_level in LEVELS else DEFAULT_LEVEL
+
     def reschedule(self, *, presence: bool = True) -> None:
         """Bring timers and bot moves in line with the state just committed
         (and the presence wait, unless the caller knows it is unchanged)."""
@@ -679,7 +690,7 @@ class Room:
             if earlier:
                 await self._moved_on(earlier)  # the waits are set again for it
                 return
-        move = self.table.bot_move(seat)
+        move = self.table.bot_move(seat, self.bot_level(seat))
         if move is None:
             return
         action, fallback = move

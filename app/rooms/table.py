@@ -30,7 +30,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from app.bots import bot_for
+from app.bots import DEFAULT_LEVEL, bot_for
 from app.games.base import Event, Game, IllegalAction
 from app.games.cards import rng_for
 from app.rooms import snapshots
@@ -338,9 +338,11 @@ class Table:
         """A bot plays `seat` for its person, now."""
         return seat in self.auto or seat in self.forced
 
-    def bot_move(self, seat: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """The bot's choice for `seat` and a safe fallback, or None if the seat
-        has nothing to do."""
+    def bot_move(
+        self, seat: int, level: str = DEFAULT_LEVEL
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The choice of a bot at `level` for `seat` and a safe fallback, or
+        None if the seat has nothing to do."""
         if self.status != PLAYING or seat not in self.to_act:
             return None
         legal = self.game.legal_actions(self.state, seat)
@@ -350,7 +352,7 @@ class Table:
         if rng is None:
             rng = self._bot_rngs[seat] = rng_for(self.seed, "bot", seat, *self._bot_salt)
         try:
-            action = bot_for(self.game.name).choose(
+            action = bot_for(self.game.name, level).choose(
                 self.game.view(self.state, seat), legal, seat, rng
             )
         except Exception:
