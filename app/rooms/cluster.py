@@ -47,6 +47,7 @@ from typing import Any
 
 import orjson
 
+from app.bots.thinking import Thinker
 from app.games.base import Game
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
@@ -142,8 +143,9 @@ class ClusterManager(RoomManager):
         games: Mapping[str, Game[Any]],
         cluster: Cluster,
         seeds: Seeds | None = None,
+        thinker: Thinker | None = None,
     ) -> None:
-        super().__init__(records, games, seeds)
+        super().__init__(records, games, seeds, thinker=thinker)
         self.cluster = cluster
         #: epoch of each room this process owns
         self.epochs: dict[str, int] = {}
