@@ -780,6 +780,13 @@ def parent_main(args: argparse.Namespace) -> None:
                 f"them: {100 * ratio:.0f}% of batched without (medians); by round "
                 f"{', '.join(f'{100 * x:.0f}%' for x in per_round)} (target <= 120%)"
             )
+        strong, normal = runs("strongbots", "paced"), runs("normalbots", "paced")
+        if strong and normal:
+            ratio = _median([r["p99_ms"] for r in strong]) / _median([r["p99_ms"] for r in normal])
+            print(
+                f"paced p99 at {n} rooms beside strong bots: {100 * ratio:.0f}% of beside "
+                "normal bots (the same rooms and bots, only thinking off the loop added)"
+            )
         if args.callgrind:
             for kind in kinds:
                 ir = [r["instructions_per_action"] for r in runs(kind, modes[-1])]

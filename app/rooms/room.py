@@ -778,21 +778,25 @@ class Room:
                           seat=seat)  # fmt: skip
 
     def _take_thought(self, t: Timer) -> Thought | None:
-        """The thought a `think` or `thought` wait was for (once)."""
+        """The thought a `think` or `thought` wait was for (once; None if the
+        seat's thought now is another)."""
         assert t.seat is not None
-        return self._thoughts.pop(t.seat, None)
+        thought = self._thoughts.get(t.seat)
+        if thought is None or t.key != (t.kind, thought.job.seq):
+            return None
+        return self._thoughts.pop(t.seat)
 
     async def _on_thought(self, t: Timer) -> None:
         thought = self._take_thought(t)
         if thought is None:
             return
-        action: dict[str, Any] | None = None
-        try:
-            action = thought.pending.result()
-        except Exception as err:  # the worker died, or the search failed
+        pending = thought.pending
+        failed = pending.exception() if not pending.cancelled() else None
+        if failed is not None:  # the worker died, or the search failed
             log.error("room %s: a bot's search failed (%r); it plays its heuristic move",
-                      self.code, err)  # fmt: skip
-        await self._act_on(thought, action)
+                      self.code, failed)  # fmt: skip
+        ok = not pending.cancelled() and failed is None
+        await self._act_on(thought, pending.result() if ok else None)
 
     async def _on_think_deadline(self, t: Timer) -> None:
         thought = self._take_thought(t)
