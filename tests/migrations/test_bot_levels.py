@@ -1,4 +1,4 @@
-"""Migration 0007_bot_levels: a bot stored by the release before levels reads
+"""Migration 0010_bot_levels: a bot stored by the release before levels reads
 back at normal, a level survives a restart, and going down and up again keeps
 every room's players and their games' seats (on SQLite and PostgreSQL)."""
 
@@ -31,7 +31,7 @@ def _room(code: str, level: str | None) -> RoomRecord:
 
 
 async def test_bot_levels_upgrade_and_downgrade_keep_what_exists(empty_url: str) -> None:
-    await migrate(empty_url, "0006_guest_hashes")
+    await migrate(empty_url, "0009_push")
     engine = make_engine(empty_url, poolclass=pool.NullPool)
     try:
         async with engine.begin() as conn:  # a bot as the previous release stores it
@@ -69,7 +69,7 @@ async def test_bot_levels_upgrade_and_downgrade_keep_what_exists(empty_url: str)
         assert new is not None and [p.bot_level for p in new[0].players] == [None, "strong"]
     finally:
         await again.close()
-    await migrate(empty_url, "0006_guest_hashes", down=True)
+    await migrate(empty_url, "0009_push", down=True)
     await migrate(empty_url)
     engine = make_engine(empty_url, poolclass=pool.NullPool)
     try:

@@ -3,8 +3,8 @@
 The host picks a bot's level (easy, normal, strong) when adding it, and the
 level is kept with the bot's seat, so a rebuilt room's bots play as they did.
 
-Revision: 0007_bot_levels
-Parent:   0006_guest_hashes
+Revision: 0010_bot_levels
+Parent:   0009_push
 Created:  by hand
 
 Expand only: one nullable column.  The previous release neither reads nor
@@ -19,8 +19,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007_bot_levels"
-down_revision = "0006_guest_hashes"
+revision = "0010_bot_levels"
+down_revision = "0009_push"
 branch_labels = None
 depends_on = None
 
