@@ -34,6 +34,7 @@ from app.api import ws as ws_api
 from app.api.client import BuildHeader, build_id, serve_client
 from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
+from app.bots.thinking import PoolThinker
 from app.core.config import Settings, get_settings
 from app.db.push import PushStore
 from app.db.records import DbRecords
@@ -240,15 +241,19 @@ def create_app(
         else None
     )
     timed = TimedRecords(records)  # no room waits on storage for ever
+    # strong bots think in worker processes, started at the first search and
+    # stopped with the app (below)
+    thinker = PoolThinker(settings.bot_workers, settings.bot_queue)
     manager = (
-        ClusterManager(timed, GAMES, cluster, seeds)
+        ClusterManager(timed, GAMES, cluster, seeds, thinker)
         if cluster is not None
-        else RoomManager(timed, GAMES, seeds)
+        else RoomManager(timed, GAMES, seeds, thinker=thinker)
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await check_schema(app)  # an unmigrated database is one clear error, not a later crash
+        thinker.open()
         nudges = await _start_push(app, settings, manager)
         recovered = await manager.recover()
         if recovered:
@@ -281,6 +286,7 @@ def create_app(
         await manager.shutdown()  # several processes: hands every room over at once
         if nudges is not None:
             await nudges.aclose()
+        await thinker.aclose()  # after the rooms: none of them waits for a search now
         await app.state.doors.aclose()
         if cluster is not None:
             await cluster.close()

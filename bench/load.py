@@ -24,6 +24,13 @@ The card room stores every action in a freshly migrated SQLite file before
 sending its views, as `make run` does (BENCH_DATABASE_URL names another
 database, e.g. PostgreSQL).
 
+`--servers batched,strongbots --bot-rooms 25` adds, beside the measured
+rooms, 25 rooms where four strong bots play Big Two on their own: the paced
+p99 of the measured rooms against `batched` (the same server without them)
+says what strong bots thinking cost everyone else (their searches run in
+worker processes, app/bots/thinking.py); `normalbots` is the same with
+heuristic bots.
+
 Timings on a shared VM swing by a quarter from minute to minute, which hides
 a change worth a few percent.  `--callgrind` runs each server under valgrind's
 callgrind instead, zeroes its counters as the measured window opens and dumps
@@ -371,6 +378,49 @@ async def _setup_bare(port: int, n: int) -> list[RoomDriver]:
     return rooms
 
 
+#: server kinds whose server also runs `--bot-rooms` rooms of bots alone, at
+#: that level (batched sockets, as `batched`): the measured rooms' figures
+#: against `batched` say what those bots cost everyone else
+BOT_KINDS = {"strongbots": "strong", "normalbots": "normal"}
+
+
+async def _bot_rooms(
+    base: str, port: int, n: int, game: str, level: str, seen: list[int]
+) -> list[LiteSocket]:
+    """`n` rooms where four bots at `level` play on their own, watched by their
+    host (who stood up), at the default bot delay; the host asks for a
+    rematch whenever a game ends, so they play all through the run.  Their
+    host sockets are returned, to be closed at the end; `seen[0]` counts the
+    views they get (so a run shows the bots did play)."""
+    import httpx
+    import orjson
+
+    async def one(http: Any, i: int) -> LiteSocket:
+        t = await _post(http, "/api/rooms", {"game": game, "name": f"B{i}"})
+        asked: set[int] = set()
+
+        def on_message(raw: bytes) -> None:
+            parsed = orjson.loads(raw)
+            for m in parsed if isinstance(parsed, list) else (parsed,):
+                seen[0] += "view" in m
+                room = (m.get("view") or {}).get("room") or {}
+                played = room.get("games_played", 0)
+                if room.get("status") == "finished" and played not in asked:
+                    asked.add(played)
+                    ws.send_text(_dumps({"id": 1000 + played, "cmd": {"type": "rematch"}}))
+
+        ws = await lite_connect(port, f"/ws/rooms/{t['code']}", on_message)
+        ws.send_text(json.dumps({"auth": t["token"], "batch": True}))
+        commands: list[dict[str, Any]] = [{"type": "sit", "seat": None}]
+        commands += [{"type": "add_bot", "level": level, "seat": s} for s in range(4)]
+        for k, cmd in enumerate([*commands, {"type": "start"}]):
+            ws.send_text(_dumps({"id": k + 1, "cmd": cmd}))
+        return ws
+
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        return [await one(http, i) for i in range(n)]
+
+
 async def _paced(room: RoomDriver, stop: asyncio.Event) -> None:
     loop = asyncio.get_running_loop()
     await asyncio.sleep(random.random())
@@ -403,11 +453,16 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     if args.server == "bare":
         rooms = await _setup_bare(args.port, args.rooms)
     else:
-        batch = args.server in ("batched", "before", "owner", "spread")
+        batch = args.server in ("batched", "before", "owner", "spread", *BOT_KINDS)
         ports = [int(x) for x in args.ports.split(",")] if args.ports else [args.port]
         spread = args.server == "spread"
         legacy = args.server == "before" and args.before_url_token
         rooms = await _setup_real(base, ports, args.rooms, args.game, batch, spread, legacy)
+    bots: list[LiteSocket] = []
+    bot_views = [0]
+    if args.server in BOT_KINDS and args.bot_rooms:
+        level = BOT_KINDS[args.server]
+        bots = await _bot_rooms(base, args.port, args.bot_rooms, "bigtwo", level, bot_views)
     setup_s = time.perf_counter() - t_setup
     stats = rooms[0].stats
     stop = asyncio.Event()
@@ -427,10 +482,16 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     if args.callgrind:  # count the server's instructions over the window only
         subprocess.run(["callgrind_control", "-z", str(args.server_pid)], capture_output=True)
     c0, m0, t0 = _cpu(servers), me.cpu_times(), time.perf_counter()
+    views0 = bot_views[0]
+    # the servers' worker processes (strong bots think there), as they stand now
+    kids0 = {k.pid: k for srv in servers for k in srv.children(recursive=True)}
+    k0 = _cpu(list(kids0.values()))
     stats.measuring = True
     await asyncio.sleep(args.duration)
     stats.measuring = False
     c1, m1, t1 = _cpu(servers), me.cpu_times(), time.perf_counter()
+    views1 = bot_views[0]
+    k1 = _cpu([k for k in kids0.values() if k.is_running()])
     if args.callgrind:
         subprocess.run(["callgrind_control", "-d", str(args.server_pid)], capture_output=True)
     rss = sum(srv.memory_info().rss for srv in servers)
@@ -464,11 +525,17 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
         "errors": stats.errors,
         "late_ticks": stats.late,
         "setup_s": round(setup_s, 1),
+        "workers_cpu_pct": round(100 * ((k1.user + k1.system) - (k0.user + k0.system)) / wall, 1),
+        # views the bot rooms' hosts got a second in the window (their games going on)
+        "bot_room_views_per_s": round((views1 - views0) / wall, 1),
     }
     for r in rooms:
         for p in r.players:
             with contextlib.suppress(Exception):
                 p.ws.close()
+    for ws in bots:
+        with contextlib.suppress(Exception):
+            ws.close()
     return result
 
 
@@ -575,6 +642,7 @@ def _run_client(
         "--ports", ",".join(map(str, ports or [port])),
         "--server-pids", ",".join(map(str, pids or [pid])),
         "--duration", str(args.duration), "--warmup", str(args.warmup), "--game", args.game,
+        "--bot-rooms", str(args.bot_rooms),
         *(["--callgrind"] if args.callgrind else []),
         *(["--before-url-token"] if args.before_url_token else []),
     ]  # fmt: skip
@@ -654,7 +722,7 @@ def parent_main(args: argparse.Namespace) -> None:
             return [r for r in results if (r["rooms"], r["server"], r["mode"]) == (n, kind, mode)]
 
         bare = runs("bare", "saturation")
-        for kind in ("real", "batched", "before", "owner", "spread"):
+        for kind in ("real", "batched", "before", "owner", "spread", *BOT_KINDS):
             sat, paced = runs(kind, "saturation"), runs(kind, "paced")
             if sat and bare:
                 per_round = [
@@ -693,6 +761,32 @@ def parent_main(args: argparse.Namespace) -> None:
                     f"{kind} paced at {n} rooms: p99 {_median(p99)} ms (median of "
                     f"{len(p99)}: {', '.join(str(x) for x in p99)}; target < 50 ms)"
                 )
+        plain = runs("batched", "paced")
+        for kind, level in BOT_KINDS.items():
+            with_bots = runs(kind, "paced")
+            if not (with_bots and plain):
+                continue
+            per_round = [
+                b["p99_ms"] / p["p99_ms"]
+                for b in with_bots
+                for p in plain
+                if b["round"] == p["round"] and p["p99_ms"]
+            ]
+            ratio = _median([r["p99_ms"] for r in with_bots]) / _median(
+                [r["p99_ms"] for r in plain]
+            )
+            print(
+                f"paced p99 at {n} rooms with {args.bot_rooms} rooms of {level} bots beside "
+                f"them: {100 * ratio:.0f}% of batched without (medians); by round "
+                f"{', '.join(f'{100 * x:.0f}%' for x in per_round)} (target <= 120%)"
+            )
+        strong, normal = runs("strongbots", "paced"), runs("normalbots", "paced")
+        if strong and normal:
+            ratio = _median([r["p99_ms"] for r in strong]) / _median([r["p99_ms"] for r in normal])
+            print(
+                f"paced p99 at {n} rooms beside strong bots: {100 * ratio:.0f}% of beside "
+                "normal bots (the same rooms and bots, only thinking off the loop added)"
+            )
         if args.callgrind:
             for kind in kinds:
                 ir = [r["instructions_per_action"] for r in runs(kind, modes[-1])]
@@ -737,6 +831,7 @@ def main() -> None:
         default="real,batched,bare",
         help="real: the card room, one message per frame; batched: the card room with "
         "?batch=1 (a change's messages in one frame); before: batched, at --before; "
+        "strongbots, normalbots: batched, with --bot-rooms rooms of bots playing beside; "
         "bare: bench/bare_server.py",
     )
     ap.add_argument("--duration", type=float, default=15.0, help="measured seconds per run")
@@ -756,6 +851,15 @@ def main() -> None:
         action="store_true",
         help="the `before` revision predates first-message auth: its sockets take "
         "the seat token in the URL (e.g. cec2dd9)",
+    )
+    ap.add_argument(
+        "--bot-rooms",
+        type=int,
+        default=0,
+        help="for the server kinds strongbots and normalbots (batched servers): this "
+        "many more rooms of Big Two where four bots at that level play on their own "
+        "(their host watching, default bot delay), beside the measured rooms; compare "
+        "with batched, e.g. --servers batched,strongbots --modes paced --bot-rooms 25",
     )
     ap.add_argument("--json", default="", help="also write the results here")
     ap.add_argument(

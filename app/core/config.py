@@ -39,6 +39,11 @@ class Settings(BaseSettings):
     max_frame_bytes: int = Field(default=16_384, ge=1024)
     #: client messages per second allowed per socket before it is told to slow down
     max_messages_per_second: float = Field(default=20.0, gt=0)
+    #: worker processes in which strong bots think (at a lower priority than
+    #: the server), and how many searches may wait or run at once: past that a
+    #: strong bot plays its heuristic move at once (app/bots/thinking.py)
+    bot_workers: int = Field(default=1, ge=1, le=64)
+    bot_queue: int = Field(default=4, ge=1, le=1024)
     #: a room nobody has been connected to for this many seconds is closed
     idle_room_close_after: float = Field(default=3 * 24 * 3600.0, gt=0)
     #: after a restart, rebuild the open rooms in the background (each is also

@@ -154,6 +154,8 @@ class Player(Base):
         ForeignKey("accounts.id", ondelete="SET NULL"), index=True
     )
     present: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: a bot's level as the host chose it (null: a person, or normal)
+    bot_level: Mapped[str | None] = mapped_column(String(16))
 
 
 class GameRow(Base):

@@ -688,9 +688,7 @@ class DbRecords:
             rows = await conn.execute(select(ScoreHand.hand).where(ScoreHand.game_id == game_id))
             return {int(h) for (h,) in rows.all()}
 
-    async def save_snapshot(
-        self, game_id: int, snapshot: StoredSnapshot, epoch: int = 0
-    ) -> None:
+    async def save_snapshot(self, game_id: int, snapshot: StoredSnapshot, epoch: int = 0) -> None:
         await self._write(
             writes.save_snapshot, game_id, snapshot, fence=writes.Fence(epoch, game_id=game_id)
         )
@@ -718,6 +716,7 @@ def _player_record(p: Player) -> PlayerRecord:
         is_bot=p.is_bot,
         guest_id=p.guest_id,
         account_id=p.account_id,
+        bot_level=p.bot_level,
     )
 
 

@@ -67,7 +67,16 @@ _lines = cast(Table, ScoreLine.__table__)
 _snapshots = cast(Table, Snapshot.__table__)
 
 #: what a player row holds besides its keys, in the order compared on save
-_PLAYER_FIELDS = ("position", "name", "seat", "token_hash", "is_bot", "guest_id", "account_id")
+_PLAYER_FIELDS = (
+    "position",
+    "name",
+    "seat",
+    "token_hash",
+    "is_bot",
+    "guest_id",
+    "account_id",
+    "bot_level",
+)
 
 _OPEN_ROOM = (
     select(_rooms.c.id)
@@ -426,6 +435,7 @@ def _save_players(conn: Connection, room_id: int, players: list[PlayerRecord]) -
             "seat": rec.seat,
             "token_hash": rec.token_hash,
             "is_bot": rec.is_bot,
+            "bot_level": rec.bot_level,
             "guest_id": rec.guest_id or (row.guest_id if row is not None else None),
             "account_id": rec.account_id
             if rec.account_id is not None

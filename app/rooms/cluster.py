@@ -47,6 +47,7 @@ from typing import Any
 
 import orjson
 
+from app.bots.thinking import Thinker
 from app.games.base import Game
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
@@ -142,8 +143,9 @@ class ClusterManager(RoomManager):
         games: Mapping[str, Game[Any]],
         cluster: Cluster,
         seeds: Seeds | None = None,
+        thinker: Thinker | None = None,
     ) -> None:
-        super().__init__(records, games, seeds)
+        super().__init__(records, games, seeds, thinker=thinker)
         self.cluster = cluster
         #: epoch of each room this process owns
         self.epochs: dict[str, int] = {}
@@ -605,5 +607,10 @@ class ClusterManager(RoomManager):
 
 
 def _player_json(p: PlayerRecord) -> dict[str, Any]:
-    """A person for another process: everything but the token's hash."""
-    return {**dataclasses.asdict(p), "token_hash": ""}
+    """A person for another process: everything but the token's hash (and no
+    bot level, which a person has not: a process of the release before levels
+    reads this too while both run)."""
+    found = {**dataclasses.asdict(p), "token_hash": ""}
+    if found["bot_level"] is None:
+        del found["bot_level"]
+    return found

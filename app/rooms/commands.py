@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from app.bots import DEFAULT_LEVEL, LEVELS
 from app.rooms.connection import Connection
 from app.rooms.errors import RoomError
 from app.rooms.events import CLOSE_KICKED, CLOSE_LEFT, room_event
@@ -58,6 +59,15 @@ def _seat_arg(room: Room, cmd: dict[str, Any], *, optional: bool = False) -> int
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise RoomError("bad_seat", f"seat must be a seat number from 0 to {n - 1}")
     return seat
+
+
+def _level_arg(cmd: dict[str, Any]) -> str:
+    """A bot's level: one of LEVELS, normal when not given."""
+    level = cmd.get("level", DEFAULT_LEVEL)
+    if not isinstance(level, str) or level not in LEVELS:
+        shown = repr(level)[:40]
+        raise RoomError("bad_level", f"level must be one of {', '.join(LEVELS)}, not {shown}")
+    return level
 
 
 def _away_person(room: Room, cmd: dict[str, Any], connected: str) -> tuple[int, PlayerRecord]:
@@ -129,6 +139,7 @@ async def rematch(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[
 async def add_bot(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
     _require_host(room, player)
     _require_between_games(room)
+    level = _level_arg(cmd)
     members = room.members
     seat = _seat_arg(room, cmd, optional=True)
     if seat is None:
@@ -137,10 +148,10 @@ async def add_bot(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[
             raise RoomError("seat_taken", "every seat is taken")
     elif members.seats[seat] is not None:
         raise RoomError("seat_taken", f"seat {seat} is taken")
-    bot = members.new_bot(seat)
+    bot = members.new_bot(seat, level)
     members.add_bot(bot, seat)
     await room.save()
-    room.change([room_event("bot_added", seat=seat, name=bot.name)])
+    room.change([room_event("bot_added", seat=seat, name=bot.name, level=level)])
 
 
 async def remove_bot(

@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from app.bots import DEFAULT_LEVEL
 from app.games.base import Event
 from app.rooms.connection import Connection
 from app.rooms.membership import Membership
@@ -204,6 +205,8 @@ class Delivery:
                     "player": pid,
                     "name": p.name,
                     "bot": p.is_bot,
+                    # how a bot plays (a person who left plays on as a normal bot)
+                    "level": (p.bot_level or DEFAULT_LEVEL) if p.is_bot else None,
                     "auto": auto,
                     "connected": p.is_bot or members.connected(pid),
                     "host": pid == members.host,

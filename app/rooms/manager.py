@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from app.bots.thinking import Thinker
 from app.games.base import Game
 from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
@@ -61,8 +62,12 @@ class RoomManager:
         games: Mapping[str, Game[Any]],
         seeds: Seeds | None = None,
         clock: Clock = system_clock,
+        thinker: Thinker | None = None,
     ) -> None:
         self.records = records
+        #: where the rooms' strong bots think (the app's process pool, which
+        #: the app's lifespan starts and stops; at once on the loop if None)
+        self.thinker = thinker
         #: the rooms' wall clock (the simulator's runs on its fast-forwarded loop)
         self.clock = clock
         self.games = games
@@ -185,6 +190,7 @@ class RoomManager:
             on_close=self._closed,
             seeds=self.seeds,
             clock=self.clock,
+            thinker=self.thinker,
         )
         self._wire(room)
         room.nudge = self.nudge
@@ -233,6 +239,7 @@ class RoomManager:
                 self._closed,
                 self.seeds,
                 self.clock,
+                self.thinker,
             )
             stored = await self.records.create_room(room.members.snapshot())
             if stored and await self._own_new(code):

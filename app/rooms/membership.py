@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+from app.bots import DEFAULT_LEVEL
 from app.rooms.clock import Clock, system_clock
 from app.rooms.errors import RoomError
 from app.rooms.ratelimit import TokenBucket
@@ -143,14 +144,20 @@ class Membership:
         self.seat(player, seat)
         return player, token
 
-    def new_bot(self, seat_hint: int) -> PlayerRecord:
-        """A bot named after the first free "Bot k" from its seat; not yet added."""
+    def new_bot(self, seat_hint: int, level: str = DEFAULT_LEVEL) -> PlayerRecord:
+        """A bot at `level`, named after the first free "Bot k" from its seat;
+        not yet added."""
         names = {p.name for p in self.players.values()}
         k = seat_hint + 1
         while f"Bot {k}" in names:
             k += 1
         return PlayerRecord(
-            player_id=self._new_player_id(), name=f"Bot {k}", token_hash="", seat=None, is_bot=True
+            player_id=self._new_player_id(),
+            name=f"Bot {k}",
+            token_hash="",
+            seat=None,
+            is_bot=True,
+            bot_level=level,
         )
 
     def add_bot(self, bot: PlayerRecord, seat: int | None) -> None:

@@ -18,6 +18,7 @@ whole path of an action.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import secrets
@@ -26,6 +27,8 @@ from typing import Any
 
 import orjson
 
+from app.bots import DEFAULT_LEVEL, LEVELS
+from app.bots.thinking import InlineThinker, Job, Thinker, heuristic_move
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
@@ -65,6 +68,16 @@ def new_seed() -> int:
     return secrets.randbits(62)
 
 
+@dataclasses.dataclass(frozen=True)
+class Thought:
+    """A bot thinking off the loop: its job, the answer to come, and the wait
+    in its seat's bot slot."""
+
+    job: Job
+    pending: asyncio.Future[dict[str, Any] | None]
+    waiting: Timer
+
+
 def add_to_tally(tally: dict[str, int], seats: list[str], result: dict[str, Any]) -> None:
     """A finished game's series points, by place (tied seats each get the
     points of the place they share)."""
@@ -88,8 +101,13 @@ class Room:
         seeds: Seeds = new_seed,
         on_moved: Callable[[Room], None] | None = None,
         clock: Clock = system_clock,
+        thinker: Thinker | None = None,
     ) -> None:
         self.code = record.code
+        #: where bots that search think (the app's process pool; at once in tests)
+        self.thinker: Thinker = thinker or InlineThinker()
+        #: bots thinking now, by seat
+        self._thoughts: dict[int, Thought] = {}
         #: wall-clock seconds: every deadline and every "since" of this room
         self.clock = clock
         #: called when another process turns out to own the room (several processes)
@@ -146,9 +164,12 @@ class Room:
         on_close: Callable[[Room], None] | None = None,
         seeds: Seeds = new_seed,
         clock: Clock = system_clock,
+        thinker: Thinker | None = None,
     ) -> Room:
         record = RoomRecord(code, game.name, options, settings.model_dump(), None)
-        return cls(record, games, records, on_close=on_close, seeds=seeds, clock=clock)
+        return cls(
+            record, games, records, on_close=on_close, seeds=seeds, clock=clock, thinker=thinker
+        )
 
     # --------------------------------------------- what the parts hold, read-only
 
@@ -500,7 +521,7 @@ class Room:
         members.seat_to(order)
         self.table.begin(order, seed, state, game_id)
         self.delivery.restart_history()
-        self.timers.drop_all()
+        self._stop_waits()
         await self.save()
         self.reschedule()
         self.change([room_event("started", game_no=self.table.games_played, game=game.name)])
@@ -564,6 +585,16 @@ class Room:
     def bot_drives(self, seat: int) -> bool:
         p = self.members.players.get(self.table.game_seats[seat])
         return p is None or p.is_bot or self.table.stand_in(seat)
+
+    def bot_level(self, seat: int) -> str:
+        """How the bot driving `seat` plays: as the host chose for a bot of
+        the room's; at normal when it stands in for a person (away, out of
+        time, or gone)."""
+        p = self.members.players.get(self.table.game_seats[seat])
+        if p is None or not p.is_bot or self.table.stand_in(seat):
+            return DEFAULT_LEVEL
+        # a level this release does not know (stored by a newer one): normal
+        return p.bot_level if p.bot_level in LEVELS else DEFAULT_LEVEL
 
     def reschedule(self, *, presence: bool = True) -> None:
         """Bring timers and bot moves in line with the state just committed
@@ -680,8 +711,10 @@ class Room:
         )
 
     async def _on_bot(self, t: Timer) -> None:
-        seat = t.seat
-        assert seat is not None
+        assert t.seat is not None
+        await self._bot_turn(t.seat)
+
+    async def _bot_turn(self, seat: int) -> None:
         if not self.table.playing or not self.bot_drives(seat):
             return
         if self.table.unsettled:  # think about the game as it is, not as it was
@@ -692,10 +725,16 @@ class Room:
             if earlier:
                 await self._moved_on(earlier)  # the waits are set again for it
                 return
-        move = self.table.bot_move(seat)
+        level = self.bot_level(seat)
+        if self.thinker.searches(self.table.game.name, level):
+            await self._think(seat, level)
+            return
+        move = self.table.bot_move(seat, level)
         if move is None:
             return
-        action, fallback = move
+        await self._play_bot(seat, *move)
+
+    async def _play_bot(self, seat: int, action: dict[str, Any], fallback: dict[str, Any]) -> None:
         try:
             try:
                 await self.play(seat, action)
@@ -747,6 +786,105 @@ class Room:
                 key = self.table.seq
                 self.timers.start("quiet", "quiet", self.clock() + delay, self._on_quiet, key=key)
                 return
+
+    async def _think(self, seat: int, level: str) -> None:
+        """A bot that searches thinks off the loop and outside the lock
+        (app/bots/thinking.py): the job goes to the thinker, and the seat's
+        bot slot waits for the answer (`_on_thought`) until the thinker's
+        deadline (`_on_think_deadline`).  Meanwhile the room goes on: people
+        act, and the slot being taken keeps `reschedule` from starting
+        another wait for this seat.  With the thinker's queue full, or a
+        forced move, the bot plays at once."""
+        job = self.table.bot_job(seat, level, self.thinker.cap)
+        if job is None:
+            return
+        fallback = job.legal[0]
+        pending = self.thinker.submit(job) if len(job.legal) > 1 else None
+        if pending is None:  # nothing to think about, or no room to think: at once
+            action = job.legal[0] if len(job.legal) == 1 else heuristic_move(job)
+            await self._play_bot(seat, action, fallback)
+            return
+        self._drop_thought(seat)
+        slot = f"bot:{seat}"
+        waiting = self.timers.start(
+            slot,
+            "think",
+            self.clock() + self.thinker.deadline,
+            self._on_think_deadline,
+            key=("think", job.seq),
+            seat=seat,
+        )
+        self._thoughts[seat] = Thought(job, pending, waiting)
+        pending.add_done_callback(lambda _: self._thought_done(seat, waiting))
+
+    def _thought_done(self, seat: int, waiting: Timer) -> None:
+        """An answer came (or the search failed): the seat's slot, if it still
+        waits for it, runs `_on_thought` now, under the lock."""
+        thought = self._thoughts.get(seat)
+        if thought is None or thought.waiting is not waiting:
+            return
+        if self.timers.get(f"bot:{seat}") is not waiting:  # dropped meanwhile
+            self._drop_thought(seat)
+            return
+        key = ("thought", thought.job.seq)
+        self.timers.start(f"bot:{seat}", "thought", self.clock(), self._on_thought, key=key,
+                          seat=seat)  # fmt: skip
+
+    def _take_thought(self, t: Timer) -> Thought | None:
+        """The thought a `think` or `thought` wait was for (once; None if the
+        seat's thought now is another)."""
+        assert t.seat is not None
+        thought = self._thoughts.get(t.seat)
+        if thought is None or t.key != (t.kind, thought.job.seq):
+            return None
+        return self._thoughts.pop(t.seat)
+
+    async def _on_thought(self, t: Timer) -> None:
+        thought = self._take_thought(t)
+        if thought is None:
+            return
+        pending = thought.pending
+        failed = pending.exception() if not pending.cancelled() else None
+        if failed is not None:  # the worker died, or the search failed
+            log.error("room %s: a bot's search failed (%r); it plays its heuristic move",
+                      self.code, failed)  # fmt: skip
+        ok = not pending.cancelled() and failed is None
+        await self._act_on(thought, pending.result() if ok else None)
+
+    async def _on_think_deadline(self, t: Timer) -> None:
+        thought = self._take_thought(t)
+        if thought is None:
+            return
+        thought.pending.cancel()  # still queued: it leaves the queue
+        log.warning("room %s: a bot's search gave no answer in %.1f s; it plays its heuristic "
+                    "move", self.code, self.thinker.deadline)  # fmt: skip
+        await self._act_on(thought, None)
+
+    async def _act_on(self, thought: Thought, action: dict[str, Any] | None) -> None:
+        """Play what a bot thought of - if the game is where it was when the
+        bot began (same `seq`); else the bot thinks again about the game as it
+        is.  No answer (a search stopped, failed or late): the heuristic's."""
+        job = thought.job
+        seat = job.seat
+        table = self.table
+        if not table.playing or not self.bot_drives(seat) or seat not in table.to_act:
+            return
+        if job.seq != table.seq or table.unsettled:
+            await self._bot_turn(seat)
+            return
+        await self._play_bot(seat, action if action is not None else heuristic_move(job),
+                             job.legal[0])  # fmt: skip
+
+    def _stop_waits(self) -> None:
+        """Every wait dropped, and every bot's thinking with them."""
+        self.timers.drop_all()
+        for seat in list(self._thoughts):
+            self._drop_thought(seat)
+
+    def _drop_thought(self, seat: int) -> None:
+        thought = self._thoughts.pop(seat, None)
+        if thought is not None:
+            thought.pending.cancel()
 
     def _retry_bot(self, seat: int, err: RoomError) -> None:
         """Storage trouble: the bot tries again later and later."""
@@ -900,7 +1038,7 @@ class Room:
     async def close(self) -> None:
         self.closed = True
         self.record.closed = True
-        self.timers.drop_all()
+        self._stop_waits()
         self.table.stop()
         self.delivery.close_all(CLOSE_LEFT, "the room has closed")
         await self.save()  # and once it is stored, the room is gone (`_gone`)
@@ -931,5 +1069,5 @@ class Room:
     async def shutdown(self) -> None:
         """Stop timers and bots (server shutdown); the room stays open in the records."""
         async with self.lock:
-            self.timers.drop_all()
+            self._stop_waits()
             self.delivery.close_all(1012, "server restarting")

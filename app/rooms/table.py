@@ -30,7 +30,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from app.bots import bot_for
+from app.bots import DEFAULT_LEVEL, bot_for
+from app.bots.thinking import Job
 from app.games.base import Event, Game, IllegalAction
 from app.games.cards import rng_for
 from app.rooms import snapshots
@@ -338,25 +339,45 @@ class Table:
         """A bot plays `seat` for its person, now."""
         return seat in self.auto or seat in self.forced
 
-    def bot_move(self, seat: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """The bot's choice for `seat` and a safe fallback, or None if the seat
-        has nothing to do."""
+    def bot_move(
+        self, seat: int, level: str = DEFAULT_LEVEL
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The choice of a bot at `level` for `seat` and a safe fallback, or
+        None if the seat has nothing to do."""
         if self.status != PLAYING or seat not in self.to_act:
             return None
         legal = self.game.legal_actions(self.state, seat)
         if not legal:
             return None
-        rng = self._bot_rngs.get(seat)
-        if rng is None:
-            rng = self._bot_rngs[seat] = rng_for(self.seed, "bot", seat, *self._bot_salt)
+        rng = self._bot_rng(seat)
         try:
-            action = bot_for(self.game.name).choose(
+            action = bot_for(self.game.name, level).choose(
                 self.game.view(self.state, seat), legal, seat, rng
             )
         except Exception:
             log.exception("room %s: bot failed; playing a legal action", self.code)
             action = legal[0]
         return action, legal[0]
+
+    def bot_job(self, seat: int, level: str, cap: float) -> Job | None:
+        """What a bot that thinks off the loop needs for `seat` (None if the
+        seat has nothing to do): its view, its legal actions, and a seed
+        drawn from the seat's generator, as `bot_move` would use it; it may
+        search for `cap` seconds."""
+        if self.status != PLAYING or seat not in self.to_act:
+            return None
+        legal = self.game.legal_actions(self.state, seat)
+        if not legal:
+            return None
+        seed = self._bot_rng(seat).getrandbits(64)
+        view = self.game.view(self.state, seat)
+        return Job(self.game.name, level, view, legal, seat, seed, self.seq, cap)
+
+    def _bot_rng(self, seat: int) -> random.Random:
+        rng = self._bot_rngs.get(seat)
+        if rng is None:
+            rng = self._bot_rngs[seat] = rng_for(self.seed, "bot", seat, *self._bot_salt)
+        return rng
 
 
 def _nothing() -> None:

@@ -32,6 +32,9 @@ class PlayerRecord:
     is_bot: bool = False
     guest_id: str | None = None  # the browser identity (cookie) that joined
     account_id: int | None = None
+    #: a bot's level (app/bots/levels.py) as the host chose it; None for a
+    #: person, and for a bot stored before levels existed (it plays at normal)
+    bot_level: str | None = None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,18 @@ const SETTING_HELP = {
   public_replays: "Anyone with the link may replay this room's finished games.",
 };
 
+/** How a bot plays (app/bots/levels.py); the host's last pick is remembered. */
+const BOT_LEVELS = [["easy", "Easy"], ["normal", "Normal"], ["strong", "Strong"]];
+const BOT_LEVEL_KEY = "cardroom:botlevel";
+function botLevel() {
+  const saved = localStorage.getItem(BOT_LEVEL_KEY);
+  return BOT_LEVELS.some(([v]) => v === saved) ? saved : "normal";
+}
+/** A bot's tag: "bot", with its level when it has one. */
+export function botTag(s) {
+  return s.level ? `${s.level} bot` : "bot";
+}
+
 let gamesCache = null;
 /** GET /api/games, once per page load. */
 export async function loadGames() {
@@ -254,7 +266,7 @@ export function showJoin(app, code) {
   );
   api(`/api/rooms/${encodeURIComponent(code)}`)
     .then(({ room }) => {
-      const people = room.seats.filter((s) => s).map((s) => s.name + (s.bot ? " (bot)" : ""));
+      const people = room.seats.filter((s) => s).map((s) => s.name + (s.bot ? ` (${botTag(s)})` : ""));
       mount(info,
         h("p", h("strong", room.title || room.game), ` · ${room.status === "playing" ? "a game is being played (you can watch, and sit when it ends)" : room.status}`),
         people.length ? h("p", "At the table: ", people.join(", ")) : null,
@@ -300,7 +312,7 @@ export function seatsPanel(ctx) {
       if (between) {
         ctl.append(h("button.small", { onclick: () => cmd({ type: "sit", seat: i }) }, you.seat === null ? "Sit here" : "Move here"));
       }
-      if (between && isHost) ctl.append(h("button.small", { onclick: () => cmd({ type: "add_bot", seat: i }) }, "+ Bot"));
+      if (between && isHost) ctl.append(h("button.small", { onclick: () => cmd({ type: "add_bot", seat: i, level: botLevel() }) }, "+ Bot"));
       row.append(ctl);
       list.append(row);
       return;
@@ -312,7 +324,7 @@ export function seatsPanel(ctx) {
       h("span.tags",
         i === you.seat && h("span.tag.you", "you"),
         s.host && h("span.tag.host", "host"),
-        s.bot && h("span.tag.bot", "bot"),
+        s.bot && h("span.tag.bot", { dataset: { level: s.level || "" } }, botTag(s)),
         s.auto && h("span.tag.bot", "bot playing"),
         !between ? awayBadge(room, s) : !s.bot && !s.connected && h("span.tag.away", "away"),
         // an away host's role passes to someone here, between games after 10 s
@@ -473,12 +485,22 @@ export function lobbyPanel(ctx, games) {
       ? h("div.row", { style: { marginTop: "12px" } },
           startBtn,
           room.status === "finished" ? h("button", { onclick: () => cmd({ type: "start" }) }, "New game with these seats") : null,
-          freeSeats ? h("button", { id: "add-bot", onclick: () => cmd({ type: "add_bot" }) }, "Add a bot") : null,
+          freeSeats ? addBotControl(cmd) : null,
         )
       : h("p.muted", "Waiting for the host to start."),
     you.host && !canStart && room.status !== "playing" ? h("p.muted", `${room.title} needs at least ${room.min_seats} players.`) : null,
     hostBox,
   );
+}
+
+/** "Add a bot" with the level it plays at (easy, normal or strong). */
+function addBotControl(cmd) {
+  const level = h("select", { id: "bot-level", "aria-label": "Bot level" },
+    BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === botLevel() }, label)));
+  level.addEventListener("change", () => localStorage.setItem(BOT_LEVEL_KEY, level.value));
+  return h("span.addbot",
+    h("button", { id: "add-bot", onclick: () => cmd({ type: "add_bot", level: level.value }) }, "Add a bot"),
+    level);
 }
 
 function settingsEditor(ctx) {

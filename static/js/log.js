@@ -30,7 +30,7 @@ const WHAT = {
   kicked: (n) => `${n} was removed by the host.`,
   sat: (n, e) => (e.seat === null || e.seat === undefined ? `${n} is watching.` : `${n} sat in seat ${e.seat + 1}.`),
   host: (n, e) => (e.reason === "away" ? `${n} is now the host (the host was away).` : `${n} is now the host.`),
-  bot_added: (n) => `${n} (bot) sat down.`,
+  bot_added: (n, e) => `${n} (${e.level ? `${e.level} ` : ""}bot) sat down.`,
   bot_removed: (n) => `${n} (bot) left.`,
   auto_on: (n, e) =>
     e.turn ? `Time ran out: a bot plays ${n}'s turn.`

@@ -124,6 +124,27 @@ def test_the_app_raises_the_young_gc_threshold_while_it_runs_and_puts_it_back() 
     assert gc.get_threshold() == before
 
 
+def test_the_lifespan_owns_the_pool_strong_bots_think_in() -> None:
+    """Open while the app runs (its worker starts with the first search, at a
+    lower priority), closed with it, its worker gone."""
+    app = create_app(Settings(bot_workers=1, bot_queue=2), MemoryRecords())
+    thinker = app.state.rooms.thinker
+    assert thinker.closed, "nothing is taken before the app starts"
+
+    async def worker() -> tuple[int, int]:
+        pid = await thinker.call(10, os.getpid)
+        niceness = await thinker.call(10, os.nice, 0)
+        return pid, niceness
+
+    with TestClient(app) as c:
+        assert not thinker.closed
+        pid, niceness = c.portal.call(worker)
+        assert pid != os.getpid() and niceness > os.nice(0)
+    assert thinker.closed
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
 def test_cycles_that_sockets_leave_behind_are_collected_before_they_are_frozen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

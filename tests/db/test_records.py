@@ -44,7 +44,7 @@ def room(code: str = "ABC234", *, closed: bool = False, players: int = 3) -> Roo
             PlayerRecord(f"p{i}", f"Player {i}", f"hash{i}", i, guest_id=f"guest{i}")
             for i in range(players)
         ]
-        + [PlayerRecord("bot", "Robo", "", None, is_bot=True)],
+        + [PlayerRecord("bot", "Robo", "", None, is_bot=True, bot_level="strong")],
         tally={"p0": 2},
         closed=closed,
     )
@@ -122,6 +122,7 @@ async def test_a_restarted_server_finds_every_live_game_with_its_whole_log(db_ur
         ]
         assert [p.player_id for p in r.players] == ["p0", "p1", "p2", "bot"]
         assert r.players[3].is_bot and r.players[3].seat is None
+        assert r.players[3].bot_level == "strong" and r.players[0].bot_level is None
         assert r.players[1].token_hash == "hash1" and r.players[1].guest_id == "guest1"
         assert r.tally == {"p0": 2} and r.settings["posso_window"] == 3.0
         assert live["ROOM02"][1] is None

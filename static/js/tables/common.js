@@ -89,10 +89,13 @@ export function seatBadge(ctx, seat, { extra = null, count = null, showFan = tru
     role: "group",
   },
   h("div.seat-head",
-    h(`span.dot.${dot}`, { title: info?.bot ? "bot" : info?.connected ? "connected" : "away" }),
+    h(`span.dot.${dot}`, { title: info?.bot ? `${info.level || "normal"} bot` : info?.connected ? "connected" : "away" }),
     h("span.seat-name", ctx.seatName(seat)),
     g.dealer === seat ? h("span.chip.dealer", { title: "Dealer" }, "D") : null,
     info?.auto ? h("span.chip.auto", { title: "A bot is playing this seat" }, "bot") : null,
+    info?.bot && info.level && info.level !== "normal"
+      ? h("span.chip.level", { title: `A bot at the ${info.level} level` }, info.level)
+      : null,
     awayBadge(ctx.room, info),
     timer,
   ),
