@@ -54,6 +54,12 @@ def run_offline() -> None:
         context.run_migrations()
 
 
+def _models_only(name: str | None, kind: str, parents: object) -> bool:
+    """Autogenerate compares the models' tables, not the migrations' own
+    `schema_floor` (migration 0011), which no model describes."""
+    return not (kind == "table" and name == "schema_floor")
+
+
 def run_on(connection: Connection) -> None:
     sqlite = connection.dialect.name == "sqlite"
     context.configure(
@@ -61,6 +67,7 @@ def run_on(connection: Connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=sqlite,  # SQLite alters tables by copying them
         compare_type=True,
+        include_name=_models_only,
     )
     with context.begin_transaction():
         if connection.dialect.name == "postgresql":
