@@ -70,9 +70,7 @@ def _frames(raw: bytes) -> list[dict[str, Any]]:
 async def leave_room(http: httpx.AsyncClient, port: int, i: int) -> tuple[str, str]:
     way = WAYS[i % len(WAYS)]
     game = "bigtwo" if way in ("playing", "over") else ("posso", "possum", "possession")[i % 3]
-    r = await http.post(
-        "/api/rooms", json={"game": game, "name": f"H{i}", "settings": SETTINGS}
-    )
+    r = await http.post("/api/rooms", json={"game": game, "name": f"H{i}", "settings": SETTINGS})
     r.raise_for_status()
     t = r.json()
     if way == "lobby":  # the host looked, and closed the tab

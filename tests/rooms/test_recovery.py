@@ -193,7 +193,6 @@ async def test_an_append_whose_answer_was_lost_is_settled_by_reading_the_log() -
     await room.shutdown()
 
 
-
 class TakenOver(Faulty):
     """At action `lose_answer_at` the room is taken over before the append
     gets in: the new owner (epoch 2) logs its own row at that position - the
@@ -229,6 +228,7 @@ async def test_an_append_with_no_answer_is_not_told_when_a_newer_owner_holds_tha
     told = [f.msg for f in ann.recorder.frames if f.msg.get("event", {}).get("type") == "played"]
     assert told == [], "a move the log holds as another owner's was announced"
     await room.shutdown()
+
 
 async def test_an_append_with_no_answer_and_no_way_to_read_the_log_is_settled_later() -> None:
     records = Faulty()

@@ -365,9 +365,7 @@ class Sim:
         return {p.token for p in self.people if room.authenticate(p.token) is not None}
 
     def open_device(self, person: Person | None = None) -> Device | None:
-        devices = [
-            d for p in ([person] if person else self.people) for d in p.devices if d.open
-        ]
+        devices = [d for p in ([person] if person else self.people) for d in p.devices if d.open]
         return self.rng.choice(devices) if devices else None
 
     async def do_disconnect(self) -> None:
