@@ -24,6 +24,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 REVIEWER = "guest-reviewer-" + "r" * 40
 #: bots move at once; the host's seat gets a stand-in as soon as the host leaves
 FAST = {"bot_delay": 0, "disconnect_grace": 0, "posso_window": 1, "posso_answer": 1}
+#: as FAST, but hand 10 lasts long enough for Rita's page to open in it: at
+#: once, bots can play a whole hand in the second her browser takes to start
+PACED = {**FAST, "bot_delay": 0.03}
 
 
 @dataclass
@@ -221,7 +224,7 @@ def test_posso_hand_results_closed_at_the_table_stay_closed_after_a_refresh(
                 "game": "posso",
                 "name": "Rita",
                 "options": {"start_hand": 9, "cutting": "off"},
-                "settings": FAST,
+                "settings": PACED,
             },
         ).json()
         played = Played(made["code"], made["token"], 0, {})
