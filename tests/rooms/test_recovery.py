@@ -14,8 +14,8 @@ import pytest
 
 from app.games import GAMES
 from app.rooms import snapshots
-from app.rooms.manager import RoomManager
 from app.rooms.errors import RoomError
+from app.rooms.manager import RoomManager
 from app.rooms.room import Room
 from app.store.records import MemoryRecords, Snapshot
 from tests.rooms.harness import Recorder, attach, new_room, seat_people, settle
