@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     #: seconds between purges of expired sign-in sessions
     session_purge_every: float = Field(default=3600.0, gt=0)
 
+    #: TEST ONLY, never set in production: room saves skip the owner-epoch
+    #: fence, so an owner paused past its lease can overwrite a newer owner's
+    #: people.  tests/integration/test_history_checker.py sets it to show the
+    #: history checker catches exactly that; read once, in app/main.py.
+    test_only_unfenced_room_saves: bool = False
+
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url
