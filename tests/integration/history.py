@@ -14,7 +14,8 @@ thread of its own, does one fault after another at moments its seed picks:
   owns; while it is stopped that tab asks it to pass the host role (a room
   save, waiting in the stopped process's socket), another process takes the
   room over and someone joins it there.  On SIGCONT the stale owner runs the
-  save it was asked for: the fence must refuse it.
+  save it was asked for: the fence must refuse it, and the change must not
+  be acknowledged.
 - **kill**: kill -9 a process and start it again on its port.
 - **redis**: restart the private Redis (empty: no leases, streams, epochs).
 - **db**: `pg_terminate_backend` every connection to the run's database.
@@ -373,8 +374,10 @@ class Run:
                 with contextlib.suppress(Exception):
                     g.stale = g.send(cmd={"type": "make_host", "seat": self._host_heir(g)})
             time.sleep(LEASE + 0.4)
+            taken: set[str] = set()  # rooms a join shows another process owns now
             for t, _g in ghosts:  # the room taken over, and joined, elsewhere
-                self._join(t.code, rng)
+                if self._join(t.code, rng):
+                    taken.add(t.code)
             time.sleep(rng.uniform(0.0, 0.6))
         finally:
             proc.send_signal(signal.SIGCONT)
@@ -383,10 +386,12 @@ class Run:
             for _t, g in ghosts:
                 with contextlib.suppress(Exception):
                     g.read(0.02)
-        for _t, g in ghosts:
+        for t, g in ghosts:
             answer = g.replies.get(g.stale or -1, {})
             said = "ok" if "ok" in answer else answer.get("error", {}).get("code", "none")
             self.stale_saves[said] += 1
+            if said == "ok" and t.code in taken:
+                self.violation(f"{t.code}: a paused owner acknowledged a change after a takeover")
             g.drop()
         with self.lock:
             self.down.discard(i)
@@ -463,10 +468,11 @@ class Run:
     def _join_somewhere(self, rng: random.Random) -> None:
         self._join(rng.choice(self.tables).code, rng)
 
-    def _join(self, code: str, rng: random.Random) -> None:
+    def _join(self, code: str, rng: random.Random) -> bool:
+        """Someone joins `code` through a live process; whether it was acknowledged."""
         live = self._live()
         if not live:
-            return
+            return False
         base = self.procs[rng.choice(live)].base
         with contextlib.suppress(httpx.HTTPError):
             r = httpx.post(
@@ -477,6 +483,8 @@ class Run:
             if r.status_code == 200:
                 with self.lock:
                     self.joins[code].append(r.json()["player"])
+                return True
+        return False
 
     def _owner(self, code: str) -> str | None:
         import redis as redis_lib
