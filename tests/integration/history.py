@@ -73,12 +73,18 @@ class Tab(Player):
         self.ws.close_timeout = 0.1  # dropping a socket to a stopped process must not hang
         self.run = run
         self.stale: int | None = None  # a save asked for while its process was stopped
+        self.again_at = 0.0  # after a refusal: when to try again
 
     def _take(self, msg: Msg) -> None:
         if "re" in msg and "error" in msg and msg["re"] == self._pending:
             self.run.refusals[msg["error"]["code"]] += 1
             self.replies[msg["re"]] = msg
             self._pending = None
+            # as a person would, try again a moment later on the same view:
+            # a refusal for a fault (storage, a move of the room) changes
+            # nothing, so no new view would ever come to act on
+            self._acted_on = -1
+            self.again_at = time.monotonic() + 0.3
             return
         super()._take(msg)
         self.run.frames += 1
@@ -86,6 +92,11 @@ class Tab(Player):
             self._judge_view()
         elif "event" in msg:
             self._judge_event(msg["event"])
+
+    def step(self, rng: random.Random) -> Msg | None:
+        if time.monotonic() < self.again_at:
+            return None
+        return super().step(rng)
 
     def _judge_view(self) -> None:
         view = self.view
@@ -172,6 +183,8 @@ class Run:
         #: by fault kind: seconds until every room moved again (`_recovered`)
         self.recovery: dict[str, list[float]] = {}
         self.marked: tuple[float, dict[str, int]] = (0.0, {})
+        #: rooms that had not moved `_recovered`'s 20 s after a fault, as seen
+        self.slow: list[str] = []
         self.faults: Counter[str] = Counter()
         self.frames = 0
         self.stop = threading.Event()
@@ -458,12 +471,16 @@ class Run:
         action after it: what the fault cost the slowest room (a figure,
         printed; the checker's own "no room stuck" is the assertion)."""
         t0, before = self.marked
+        now = before
         while time.monotonic() - t0 < within:
             now = self._log_lengths()
             if all(now[c] > n for c, n in before.items()):
                 break
             time.sleep(0.1)
         self.recovery.setdefault(kind, []).append(time.monotonic() - t0)
+        slow = [t for t in self.tables if now[t.code] <= before[t.code]]
+        if slow:
+            self.slow.append(f"after {kind}: " + "; ".join(_describe(t) for t in slow))
 
     def _join_somewhere(self, rng: random.Random) -> None:
         self._join(rng.choice(self.tables).code, rng)
@@ -591,6 +608,23 @@ class Run:
                     " in the order it was told"
                 )
                 return
+
+
+def _describe(t: Table) -> str:
+    """A room as its tabs last saw it: per seat, connected?, version, status,
+    whose turn, whether it offered this seat moves, an action awaiting its ack."""
+    seen = []
+    for p in t.places:
+        tab = p.tab
+        if tab is None or tab.view is None:
+            seen.append(f"{p.ticket['seat']}:-")
+            continue
+        g = tab.view.get("game") or {}
+        seen.append(
+            f"{p.ticket['seat']}:p{p.on} v{tab.v} {tab.status} turn {g.get('turn')}"
+            f" legal {bool(tab.view.get('legal'))} pending {tab._pending}"
+        )
+    return f"{t.code} [{', '.join(seen)}]"
 
 
 def _spread(xs: list[float]) -> str:
