@@ -33,7 +33,15 @@ holds at the end and what the clients saw:
 - membership never rolled back: every acknowledged join is present in the
   room, read after every fault and at the end;
 - no room stuck: after the last fault every room's log grows;
-- no hidden card in any frame, relayed or not, and no version gap on a socket.
+- no hidden card in any frame, relayed or not, and no version gap on a socket;
+- no change acknowledged by a paused owner after its room was taken over.
+
+It also prints, per kind of fault, the seconds from the fault's moment
+(SIGSTOP; kill -9; Redis back up; connections cut) until every room had
+logged a move again (median/max): figures for docs/architecture.md,
+not assertions.  The seed fixes the nemesis's choices, but which process owns
+which room at a given moment depends on timing, so a seed repeats the kind of
+run, not every step of it.
 """
 
 from __future__ import annotations

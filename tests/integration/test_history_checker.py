@@ -25,6 +25,7 @@ SEED = int(os.environ.get("HISTORY_SEED", "0"))
 def checked(run: Run) -> list[str]:
     found = run.go()
     print(f"\n{run.summary()}")
+    print("\n".join(run.slow))  # rooms that had not moved 20 s after a fault
     return found
 
 
