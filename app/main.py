@@ -235,6 +235,9 @@ def create_app(
         records = open_records(settings.resolved_database_url())
     elif isinstance(records, DbRecords):
         _refuse_unfenced(settings, records.engine.url.render_as_string())
+    if isinstance(records, DbRecords) and settings.test_only_unfenced_room_saves:
+        log.warning("TEST_ONLY_UNFENCED_ROOM_SAVES: room saves are not fenced (tests only)")
+        records.unfenced_room_saves = True
     cluster = (
         Cluster(settings.redis_url, lease_ms=int(settings.lease_seconds * 1000))
         if (settings.redis_url)

@@ -98,6 +98,12 @@ class Settings(BaseSettings):
     #: seconds between purges of expired sign-in sessions
     session_purge_every: float = Field(default=3600.0, gt=0)
 
+    #: TEST ONLY, never set in production: room saves skip the owner-epoch
+    #: fence, so an owner paused past its lease can overwrite a newer owner's
+    #: people.  tests/integration/test_history_checker.py sets it to show the
+    #: history checker catches exactly that; read once, in app/main.py.
+    test_only_unfenced_room_saves: bool = False
+
     def vapid_contact(self) -> str:
         if self.push_contact:
             return self.push_contact

@@ -123,6 +123,8 @@ class Room:
         self.members = Membership(record, game.max_seats, clock)
         self.table = Table(game, records, self.code, clock)
         self.table.on_fenced = self._moved_away
+        #: a write was refused for a newer owner: stepping down (`_moved_away`)
+        self._moving = False
         self.timers = Timers(self._locked, clock)
         #: each person's own "don't ask me about Possos" switches
         self.quiet = QuietPosso()
@@ -922,8 +924,9 @@ class Room:
 
     def _moved_away(self) -> None:
         """A write was refused for a newer owner: step down (soon, outside
-        whatever holds the lock now)."""
-        if self.on_moved is not None and not self.closed:
+        whatever holds the lock now), once however many writes said so."""
+        if self.on_moved is not None and not self.closed and not self._moving:
+            self._moving = True
             asyncio.get_running_loop().call_soon(self.on_moved, self)
 
     # ------------------------------------------------------------- delivery
@@ -995,7 +998,9 @@ class Room:
     # ------------------------------------------------------------ lifecycle
 
     async def save(self) -> None:
-        """Membership is saved as it changes.  A failure is logged, not fatal:
+        """Membership is saved as it changes.  Refused for a newer owner
+        (`Fenced`): `RoomError` "moved", so the change is never acknowledged.
+        Any other failure is logged, not fatal:
         the room saves again, later and later (`Backoff`), until storage takes
         it - or until the next change carries the whole room anyway.  A closed
         room keeps trying too, and leaves its manager only once its close is
@@ -1011,9 +1016,11 @@ class Room:
             self._save_retry.reset()
             self.timers.drop("save")
         except Fenced as err:
+            # never stored, and never will be by this process: whoever asked
+            # for the change is refused, not told it was made
             log.warning("room %s: save refused, a newer owner exists (%s)", self.code, err)
             self._moved_away()
-            return
+            raise RoomError("moved", "this room moved to another server: reconnecting") from err
         except Exception as err:
             # the write may have landed with only its answer lost: what storage
             # holds is unknown now, so even a return to the last saved people

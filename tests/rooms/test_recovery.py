@@ -14,6 +14,7 @@ import pytest
 
 from app.games import GAMES
 from app.rooms import snapshots
+from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager
 from app.rooms.room import Room
 from app.store.records import MemoryRecords, Snapshot
@@ -337,4 +338,12 @@ async def test_an_old_owner_whose_write_is_fenced_steps_down(cmd: str) -> None:
     await settle()
     assert moved == [room]
     assert records.rooms[room.code] is before and records.games == {}
+    # a change never stored is never acknowledged (the history checker,
+    # tests/integration/history.py, saw a paused owner ack a host change)
+    (reply,) = [f.msg for f in ann.recorder.frames if f.msg.get("re") == 1]
+    assert reply["error"]["code"] == "moved", reply
+    with pytest.raises(RoomError) as refused:
+        await room.join("Dan")
+    assert refused.value.code == "moved"
+    assert records.rooms[room.code] is before
     await room.shutdown()
