@@ -13,9 +13,9 @@ search.
 Only the view goes in, so a world can carry nothing the seat may not know:
 two states that show the seat the same view give the same worlds for the
 same random generator.  What each view does not show also bounds what the
-sampling can respect: a Big Two view lists the current and last trick but not
-every card played earlier, and a Posso view not the cards buried in the pile,
-so those are dealt among the unseen cards like any other.
+sampling can respect: a Posso view does not list the cards buried in the
+pile, so those are dealt among the unseen cards like any other.  (A Big Two
+view lists every card played, so only the other hands are dealt.)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 from app.games.bigtwo.combos import classify
 from app.games.bigtwo.model import BigTwoOptions, BigTwoState, Trick
 from app.games.bigtwo.order import DECK as BIGTWO_DECK
-from app.games.bigtwo.order import THREE_OF_CLUBS, by_power
+from app.games.bigtwo.order import by_power
 from app.games.cards import build_deck, sort_key
 from app.games.possession.combos import ajar_depth
 from app.games.possession.model import PossessionState, Property, Rules
@@ -127,22 +127,14 @@ def _trick(shown: dict[str, Any] | None) -> Trick | None:
 
 def bigtwo_world(view: View, seat: int, rng: random.Random) -> BigTwoState:
     trick, last = _trick(view["trick"]), _trick(view["last_play"])
-    shown_played = list(trick.cards) if trick else []
-    if last is not None and last != trick:
-        shown_played += list(last.cards)
     first_play = view["must_include"] is not None
-    pool = unseen(BIGTWO_DECK, [*view["hand"], *shown_played])
+    played: list[str] = view["played"]
+    # Every card played so far is public, so only the other hands are unseen.
+    pool = unseen(BIGTWO_DECK, [*view["hand"], *played])
     counts: list[int] = view["counts"]
     others = [s for s in range(len(counts)) if s != seat]
-    buried = view["played_count"] - len(shown_played)
-    if not first_play and THREE_OF_CLUBS in pool:
-        # The opening lead held 3C: it is among the played cards, wherever it lies.
-        pool.remove(THREE_OF_CLUBS)
-        dealt = deal_out(pool, [counts[s] for s in others] + [buried - 1], rng)
-        dealt[-1].append(THREE_OF_CLUBS)
-    else:
-        dealt = deal_out(pool, [counts[s] for s in others] + [buried], rng)
-    hands = seat_hands(view, seat, others, dealt[:-1])
+    dealt = deal_out(pool, [counts[s] for s in others], rng)
+    hands = seat_hands(view, seat, others, dealt)
     return BigTwoState(
         options=BigTwoOptions(pass_locks=view["options"]["pass_locks"]),
         seed=0,
@@ -153,7 +145,7 @@ def bigtwo_world(view: View, seat: int, rng: random.Random) -> BigTwoState:
         passed=frozenset(view["passed"]),
         places=tuple(view["places"]),
         first_play=first_play,
-        played=(*dealt[-1], *shown_played),
+        played=tuple(played),
         last_play=last,
     )
 

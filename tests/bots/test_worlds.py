@@ -74,10 +74,12 @@ def test_a_world_shows_the_seat_its_own_view(
         assert moved, f"seed {seed}: no world dealt the hidden cards differently"
 
 
-def test_big_two_keeps_the_three_of_clubs_among_played_cards() -> None:
+def test_big_two_deals_only_unplayed_cards_to_the_other_hands() -> None:
     game = GAMES["bigtwo"]
     for state, seat in positions("bigtwo", 4, {}, 7)[2:]:
         view = game.view(state, seat)
         for w in range(5):
             world = SAMPLERS["bigtwo"](view, seat, random.Random(w))
-            assert "3C" in world.played or "3C" in world.hands[seat]
+            assert world.played == state.played
+            dealt = {c for s, h in enumerate(world.hands) if s != seat for c in h}
+            assert not dealt & set(state.played), "a played card dealt back into a hand"

@@ -1,7 +1,7 @@
 """What one seat of a Big Two game may see: its own hand, everyone's counts,
-the combination on the table and the public flow of the trick.  Cards already
-played and buried under the current trick are not listed (they were public
-when played; the events carried them)."""
+the combination on the table, the public flow of the trick and every card
+played so far (each was shown to the whole table when it was played, and a
+player at a real table may remember them all)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ def _public(game: BigTwoGame, state: BigTwoState) -> View:
         "passed": sorted(state.passed),
         "places": list(state.places),
         "played_count": len(state.played),
+        "played": list(state.played),
         "options": {"pass_locks": state.options.pass_locks},
     }
     if state.over:
