@@ -115,9 +115,19 @@ class Tab(Player):
         seat = view["you"]["seat"]
         if seat != self.ticket["seat"]:
             self.run.violation(f"{self.ticket['code']}: a frame for seat {seat} on another's tab")
-        allowed = set(game.get("hand") or []) | set(cards_in([game["trick"], game["last_play"]]))
+        hand = set(game.get("hand") or [])
+        allowed = hand | set(cards_in([game["trick"], game["last_play"]]))
         if game.get("must_include"):
             allowed.add(game["must_include"])
+        # every card played so far is public; a hidden card slipped in among
+        # them would be one card too many: played and held make one deck
+        played = list(game.get("played") or [])
+        if len(set(played)) != len(played) or hand & set(played):
+            self.run.violation(f"{self.ticket['code']}: seat {seat} was shown played {played}")
+        if len(played) + sum(game["counts"]) != 52:
+            self.run.violation(f"{self.ticket['code']}: {len(played)} played and "
+                               f"{sum(game['counts'])} held are not one deck")  # fmt: skip
+        allowed |= set(played)
         leaked = set(cards_in(game)) - allowed
         if leaked:
             self.run.violation(f"{self.ticket['code']}: seat {seat} was shown {sorted(leaked)}")
