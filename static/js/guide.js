@@ -17,7 +17,24 @@ const seen = (game) => new Set(pref(`guide:${game}`, []));
 
 export const hintsOn = () => pref("guide", "on") !== "off";
 
-/** A guided hint for `key` (a phase) of `game`, unless put away. */
+/**
+ * The now-line and, in a first game, the phase's guided hint, sharing the
+ * line's row, so a hint never pushes the table down by a row of its own: the
+ * hint's text runs on after the line, on one line (tap it for the rest), and
+ * its "Got it" and "No more hints" sit in the status bar's top row
+ * (`guideHint(...).controls`, placed by tables/common.js statusBar). On a
+ * phone the hint's one line sits under the now-line.
+ */
+export function nowRow(now, hintText) {
+  const line = nowLine(now);
+  if (!hintText) return line;
+  return h("div.nowrow", line, hintText);
+}
+
+/**
+ * A guided hint for `key` (a phase) of `game`, unless put away:
+ * `{ text, controls }`, or null.
+ */
 export function guideHint(ctx, game, key, text) {
   if (!text || !key || ctx.readonly || ctx.me === null || ctx.me === undefined) return null;
   if (!hintsOn() || seen(game).has(key)) return null;
@@ -26,11 +43,23 @@ export function guideHint(ctx, game, key, text) {
     else setPref(`guide:${game}`, [...seen(game), key]);
     ctx.rerender();
   };
-  // Short, and one row with its "Got it": the table stays in view.
-  return h("div.guide", { role: "note", dataset: { key: "guide", phase: key }, "aria-label": "Hint" },
-    h("span.guide-text", text, " ",
-      h("button.link", { type: "button", dataset: { key: "guide-off" }, onclick: () => close(true) }, "No more hints")),
-    h("button.small", { type: "button", dataset: { key: "guide-ok" }, onclick: () => close(false) }, "Got it"));
+  const ui = ctx.ui || {};
+  const open = ui.guideOpen === key;
+  const toggle = () => { ui.guideOpen = open ? null : key; ctx.rerender(); };
+  return {
+    text: h(`div.guide${open ? ".open" : ""}`, {
+      role: "note", dataset: { key: "guide", phase: key }, "aria-label": "Hint",
+    },
+    h("span.guide-text", {
+      role: "button", tabindex: 0, "aria-expanded": String(open),
+      "aria-label": `Hint: ${text}`, title: open ? null : text,
+      onclick: toggle,
+      onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); } },
+    }, text)),
+    controls: h("div.guide-ctl", { role: "group", "aria-label": "Hint" },
+      h("button.guide-off", { type: "button", dataset: { key: "guide-off" }, onclick: () => close(true) }, "No more hints"),
+      h("button.guide-ok", { type: "button", dataset: { key: "guide-ok" }, onclick: () => close(false) }, "Got it")),
+  };
 }
 
 /** Names joined for a sentence: "Ann", "Ann and Bob", "Ann, Bob and Cy". */

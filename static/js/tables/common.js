@@ -4,7 +4,7 @@
 import { h } from "../dom.js";
 import { cardEl, backsFan, sortCards, cardName } from "../cards.js";
 import { countdown, localTimer } from "../timer.js";
-import { nowLine, guideHint } from "../guide.js";
+import { nowRow, guideHint } from "../guide.js";
 import { moving } from "../motion.js";
 
 // ---- selection: picked hand cards as "code#n" (n-th copy of that code) ----
@@ -143,14 +143,16 @@ export function statusBar(ctx, { title, detail, prompt, now = null, guide = null
   const timer = ctx.timer && !own && (ctx.timer.seat === null || ctx.timer.seat === undefined || ctx.timer.seat === ctx.me)
     ? countdown(ctx.timer, TIMER_LABEL[ctx.timer.kind] || "")
     : null;
-  return h("div.statusbar",
+  // A first game's hint shares rows already there (static/js/guide.js).
+  const hint = guide ? guideHint(ctx, ctx.room?.game, guide.key, guide.text) : null;
+  return h(`div.statusbar${hint ? ".hinted" : ""}`,
     h("div.st-row",
       h("div.st-title", h("strong", title), detail ? h("span.muted-l", detail) : null),
       h("div.st-prompt", { class: mine ? "mine" : null, role: "status", "aria-live": "polite" }, prompt || ""),
+      hint ? hint.controls : null,
       timer,
       ctx.soundToggle ? ctx.soundToggle() : null),
-    nowLine(now),
-    guide ? guideHint(ctx, ctx.room?.game, guide.key, guide.text) : null,
+    nowRow(now, hint ? hint.text : null),
   );
 }
 
