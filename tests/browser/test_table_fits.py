@@ -151,10 +151,10 @@ def first_to_move(game: str, seats: int) -> tuple[Any, int]:
     from app.games import GAMES
 
     g = GAMES[game]
-    # (Possession at 4, seed 7, deals first to the seat whose "started" mark
-    # takes its head to two lines on a phone: that table needs the "more of
-    # the table" cue with the hints put away too - left for issue 26)
-    seed = 1 if (game, seats) == ("possession", 4) else 7
+    # (Possession at 4, seed 7, deals first to the seat with the "started"
+    # mark: its own head must stay one line on a phone, or the lower estates
+    # slip under the "more of the table" cue)
+    seed = 7
     state = g.new_game(seats, {"cutting": "off"} if game == "posso" else {}, seed)
     while game == "posso" and state.phase != "draw":  # the upcard's Posso window
         state, _ = g.apply(state, None, {"type": "timeout"})
