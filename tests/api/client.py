@@ -37,6 +37,21 @@ def cards_in(obj: Any) -> list[str]:
     return out
 
 
+def public_played(game: dict[str, Any]) -> tuple[set[str], list[str]]:
+    """Big Two's list of every card played so far: public (each was shown to
+    the table), and with the hands one deck - a hidden card slipped in among
+    them would be one too many.  The cards, and what is wrong with the list."""
+    played = list(game.get("played") or [])
+    wrong = []
+    if len(set(played)) != len(played):
+        wrong.append(f"a card played twice in {played}")
+    if set(played) & set(game.get("hand") or []):
+        wrong.append(f"played cards still in the hand: {played}")
+    if "counts" in game and len(played) + sum(game["counts"]) != 52:
+        wrong.append(f"{len(played)} played and {sum(game['counts'])} held are not one deck")
+    return set(played), wrong
+
+
 def create(client: TestClient, game: str, name: str = "Ann", **body: Any) -> Msg:
     r = client.post("/api/rooms", json={"game": game, "name": name, **body})
     assert r.status_code == 200, r.text

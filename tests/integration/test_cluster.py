@@ -41,7 +41,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from app.db.models import ActionRow, GameRow, Room
-from tests.api.client import cards_in
+from tests.api.client import cards_in, public_played
 from tests.db.backends import fresh_pg_database
 from tests.integration.test_recovery import Server
 from tests.services import free_port, require_redis
@@ -193,7 +193,9 @@ class Seat:
         game = view["game"]
         hand = set(game.get("hand") or [])
         # public: what was played, and the rule that the first play holds the 3 of clubs
-        public = self.public | set(cards_in([game.get("trick"), game.get("last_play")]))
+        played, wrong = public_played(game)
+        assert not wrong, f"seat {self.ticket['seat']}: {wrong}"
+        public = self.public | played | set(cards_in([game.get("trick"), game.get("last_play")]))
         named = {game["must_include"]} if game.get("must_include") else set()
         leaked = set(cards_in(game)) - hand - public - named
         assert not leaked, f"seat {self.ticket['seat']} was shown {leaked}"
