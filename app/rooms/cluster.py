@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import random
 import secrets
 from collections import deque
 from collections.abc import Coroutine, Mapping
@@ -54,6 +55,7 @@ from app.rooms.delivery import Resume
 from app.rooms.errors import RoomError
 from app.rooms.manager import RoomManager, SocketTarget
 from app.rooms.room import Room, Seeds
+from app.rooms.timers import Backoff
 from app.rooms.tokens import is_code, new_token, token_hash
 from app.store.cluster import Cluster, rendezvous
 from app.store.records import PlayerRecord, Records
@@ -67,6 +69,8 @@ LINK_COMMANDS = frozenset({"seat_link", "move_link"})
 CALL_TIMEOUT = 5.0
 #: seconds between looks for rooms nobody owns
 ADOPT_EVERY = 3.0
+#: seconds `shutdown` waits for the long-running jobs to end
+STOP_WAIT = 3.0
 
 
 class Relay:
@@ -160,6 +164,10 @@ class ClusterManager(RoomManager):
         self._relaying: dict[str, asyncio.Task[None]] = {}
         self._calls: dict[str, asyncio.Future[Any]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        #: set by `shutdown`: the long-running jobs end at their next turn even
+        #: if a cancel is lost (see `shutdown`)
+        self._stopping = False
+        self._jitter = random.Random()
         #: short jobs started from callbacks (a step-down, a closed room's
         #: lease, a call to answer): kept until done, awaited at shutdown
         self._chores: set[asyncio.Task[None]] = set()
@@ -173,15 +181,27 @@ class ClusterManager(RoomManager):
             self._tasks.append(loop.create_task(self._forever(job)))
 
     async def _forever(self, job: Any) -> None:
-        """Run `job` again whenever it fails (Redis away, a query failing)."""
-        while True:
+        """Run `job` again whenever it fails (Redis away, a query failing),
+        after a jittered, doubling, capped delay (`Backoff`): a Redis that is
+        down is asked again every half minute at most, not twice a second by
+        every process at once.  A job that ran a good while before failing
+        starts again from the shortest delay."""
+        loop = asyncio.get_running_loop()
+        backoff = Backoff(first=0.5, cap=30.0)
+        while not self._stopping:
+            started = loop.time()
             try:
                 await job()
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("cluster: %s failed; again in a moment", job.__name__)
-                await asyncio.sleep(0.5)
+                if self._stopping:
+                    return
+                if loop.time() - started > backoff.cap:
+                    backoff.reset()
+                delay = backoff.next(self._jitter)
+                log.exception("cluster: %s failed; again in %.1f s", job.__name__, delay)
+                await asyncio.sleep(delay)
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         """Run `job` as a chore this manager owns (see `_chores`)."""
@@ -195,10 +215,22 @@ class ClusterManager(RoomManager):
             log.error("cluster: a chore failed", exc_info=task.exception())
 
     async def shutdown(self) -> None:
-        """Hand every room over: stop it, close its sockets, release its lease."""
+        """Hand every room over: stop it, close its sockets, release its lease.
+
+        The long-running jobs are cancelled and awaited, for at most
+        STOP_WAIT seconds: Redis's asyncio client can lose a cancel that lands
+        in a blocking read (its issue #2028), and the inbox reader is in one
+        nearly all the time.  `_stopping` ends such a job when its read comes
+        back (within the inbox's block of a second); one still running after
+        STOP_WAIT is logged and left to end with the Redis client, closed
+        after this (the app's lifespan), rather than holding the shutdown."""
+        self._stopping = True
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks:
+            _, late = await asyncio.wait(self._tasks, timeout=STOP_WAIT)
+            if late:
+                log.warning("cluster: %d jobs had not stopped after %.0f s", len(late), STOP_WAIT)
         for task in list(self._relaying.values()):
             task.cancel()
         await asyncio.gather(*self._relaying.values(), return_exceptions=True)
@@ -449,6 +481,8 @@ class ClusterManager(RoomManager):
     async def _read_inbox(self) -> None:
         await self.cluster.start_reading()  # again after a failure: see there
         async for batch in self.cluster.inbox():
+            if self._stopping:  # a cancel the Redis client lost (see `shutdown`)
+                return
             for msg in batch:
                 try:
                     await self._on_message(msg)

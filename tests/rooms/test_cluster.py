@@ -5,6 +5,7 @@ owns.  (tests/integration/test_cluster.py runs real processes.)"""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -301,3 +302,55 @@ async def test_a_holder_that_only_looked_dead_is_told_to_close_its_relayed_socke
     assert sock.closed is not None and sock.closed[0] == 1012, sock.closed
     assert owner.remote == {}
     await conn.stop()
+
+
+async def test_shutdown_ends_though_the_redis_client_loses_the_readers_cancel(
+    make: Any,
+) -> None:
+    """Redis's asyncio client can swallow a cancel that lands in a blocking
+    read (redis-py issue #2028); the inbox reader sits in one nearly all the
+    time.  Shutdown must end all the same: here the inbox loses the first
+    cancel and comes back with an empty batch, as a read that timed out does."""
+    m: ClusterManager = make()
+    lost: list[bool] = []
+
+    async def inbox(block_ms: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
+        while True:
+            try:
+                await asyncio.sleep(block_ms / 1000)
+            except asyncio.CancelledError:
+                if lost:
+                    raise
+                lost.append(True)
+            yield []
+
+    m.cluster.inbox = inbox  # type: ignore[method-assign]
+    await m.start()
+    await asyncio.sleep(0.05)
+    await asyncio.wait_for(m.shutdown(), 2.5)  # under STOP_WAIT: not by giving up
+    assert lost == [True]
+    assert all(t.done() for t in m._tasks)
+
+
+async def test_a_failing_job_is_tried_again_later_and_later_until_shutdown(make: Any) -> None:
+    """Redis away: each of the manager's jobs fails at once, every time.  It
+    must not be asked again at a fixed pace by every process (jittered,
+    doubling delays), and shutdown still ends it between two tries."""
+    m: ClusterManager = make()
+    loop = asyncio.get_running_loop()
+    tries: list[float] = []
+
+    async def job() -> None:
+        tries.append(loop.time())
+        raise ConnectionError("Redis is away")
+
+    task = loop.create_task(m._forever(job))
+    while len(tries) < 4:
+        await asyncio.sleep(0.05)
+    gaps = [b - a for a, b in itertools.pairwise(tries)]
+    # Backoff(0.5, 30): each delay from the upper half of 0.5, 1, 2, ...
+    assert gaps[0] >= 0.25 and gaps[1] >= 0.5 and gaps[2] >= 1.0, gaps
+    m._stopping = True
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
