@@ -40,8 +40,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str) -> None:
-    deadline = time.monotonic() + 60
+def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str, within: float = 60) -> None:
+    deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{what} exited on start")
@@ -68,8 +68,12 @@ async def _admin(sql: str) -> None:
 class Cluster:
     """The running processes, which a failover run kills and starts again."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, callgrind: Path | None = None) -> None:
+        """`callgrind`: run each process under valgrind's callgrind, its
+        counts written to `<callgrind>.<pid>` (bench/load.py `--callgrind`)."""
         from sqlalchemy.engine import make_url
+
+        self.callgrind = callgrind
 
         self.db = f"cardroom_bench_{secrets.token_hex(4)}"
         asyncio.run(_admin(f'CREATE DATABASE "{self.db}"'))
@@ -102,14 +106,17 @@ class Cluster:
         self.procs: list[subprocess.Popen[bytes]] = [self._start(p) for p in self.ports]
 
     def _start(self, port: int) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
-            [PYTHON, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-             "--port", str(port), "--ws", "websockets-sansio",
-             "--ws-per-message-deflate", "false", "--log-level", "error",
-             "--no-access-log", "--backlog", "4096"],
-            cwd=ROOT, env=self.env,
-        )  # fmt: skip
-        _wait_port(port, proc, "a card room process")
+        cmd = [
+            PYTHON, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+            "--port", str(port), "--ws", "websockets-sansio",
+            "--ws-per-message-deflate", "false", "--log-level", "error",
+            "--no-access-log", "--backlog", "4096",
+        ]  # fmt: skip
+        if self.callgrind is not None:
+            out = f"--callgrind-out-file={self.callgrind}.%p"
+            cmd = ["valgrind", "--tool=callgrind", out, *cmd]
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env)
+        _wait_port(port, proc, "a card room process", 600 if self.callgrind else 60)
         return proc
 
     def kill(self, i: int) -> None:
@@ -131,8 +138,10 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def cluster_servers(n: int) -> Iterator[tuple[list[subprocess.Popen[bytes]], list[int]]]:
-    c = Cluster(n)
+def cluster_servers(
+    n: int, callgrind: Path | None = None
+) -> Iterator[tuple[list[subprocess.Popen[bytes]], list[int]]]:
+    c = Cluster(n, callgrind)
     try:
         yield c.procs, c.ports
     finally:

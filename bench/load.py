@@ -38,7 +38,9 @@ them as it closes, and prints the instructions the server spent per action:
 the same code gives the same figure to within about 2%, so two versions can
 be compared in one run each (slowly: under valgrind a server makes about 150
 actions a second, so use few rooms, e.g. `--rooms 20 --modes saturation
---servers batched --warmup 30 --duration 30`).
+--servers batched --warmup 30 --duration 30`).  For `owner` and `spread`
+every process runs under callgrind and the figure is their sum per action,
+so `spread` against `batched` is what relaying costs.
 """
 
 from __future__ import annotations
@@ -479,8 +481,9 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     pids = [int(x) for x in args.server_pids.split(",")] if args.server_pids else [args.server_pid]
     servers = [psutil.Process(pid) for pid in pids]
     me = psutil.Process()
-    if args.callgrind:  # count the server's instructions over the window only
-        subprocess.run(["callgrind_control", "-z", str(args.server_pid)], capture_output=True)
+    if args.callgrind:  # count the servers' instructions over the window only
+        for pid in pids:
+            subprocess.run(["callgrind_control", "-z", str(pid)], capture_output=True)
     c0, m0, t0 = _cpu(servers), me.cpu_times(), time.perf_counter()
     views0 = bot_views[0]
     # the servers' worker processes (strong bots think there), as they stand now
@@ -493,7 +496,8 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     views1 = bot_views[0]
     k1 = _cpu([k for k in kids0.values() if k.is_running()])
     if args.callgrind:
-        subprocess.run(["callgrind_control", "-d", str(args.server_pid)], capture_output=True)
+        for pid in pids:
+            subprocess.run(["callgrind_control", "-d", str(pid)], capture_output=True)
     rss = sum(srv.memory_info().rss for srv in servers)
     stop.set()
     for t in tasks:
@@ -658,14 +662,19 @@ def _run_client(
 
 
 def _one_run(kind: str, n: int, mode: str, args: argparse.Namespace) -> dict[str, Any]:
-    if kind in ("owner", "spread"):
-        with cluster_servers(args.processes) as (procs, ports):
-            pids = [p.pid for p in procs]
-            return _run_client(kind, ports[0], pids[0], n, mode, args, ports, pids)
-    port = _free_port()
     callgrind = (
         Path(tempfile.mkdtemp(prefix="cardroom-callgrind-")) / "server" if args.callgrind else None
     )
+    if kind in ("owner", "spread"):
+        with cluster_servers(args.processes, callgrind) as (procs, ports):
+            pids = [p.pid for p in procs]
+            result = _run_client(kind, ports[0], pids[0], n, mode, args, ports, pids)
+            if callgrind is not None:  # every process's instructions, per action
+                result["instructions_per_action"] = sum(
+                    _instructions(callgrind, pid, result) for pid in pids
+                )
+            return result
+    port = _free_port()
     proc = _start_server(kind, port, callgrind, args.before)
     try:
         result = _run_client(kind, port, proc.pid, n, mode, args)

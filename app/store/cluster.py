@@ -124,12 +124,18 @@ class Cluster:
         self._last_id = "$"
         #: the live processes as of the last heartbeat (this one among them)
         self.live: list[str] = [self.me]
+        #: messages waiting for their round trip, by the process they go to
+        self._outboxes: dict[str, _Outbox] = {}
 
     @property
     def stream_ttl_ms(self) -> int:
         return self.lease_ms * STREAM_TTL_LEASES
 
     async def close(self) -> None:
+        flushers = [b.flusher for b in self._outboxes.values() if b.flusher is not None]
+        for task in flushers:
+            task.cancel()
+        await asyncio.gather(*flushers, return_exceptions=True)
         await self.redis.aclose()
 
     # ------------------------------------------------------------------ leases
@@ -204,14 +210,58 @@ class Cluster:
     # ----------------------------------------------------------------- streams
 
     async def send(self, proc: str, msg: dict[str, Any]) -> None:
-        """Add `msg` to `proc`'s inbox; a new inbox gets an expiry (its owner
-        pushes it back while alive), so messages sent to a dead process do not
-        keep a stream of theirs for ever.  One round trip."""
+        """Add `msg` to `proc`'s inbox; returns once Redis has it (or raises
+        what Redis raised).
+
+        Everything sent to one process in one turn of the event loop goes in
+        one pipelined round trip (`_flush`): a change a room makes sends a
+        frame to each socket another process holds, and a busy process makes
+        many changes a turn, so the round trip and the client's work per
+        call are paid per turn, not per frame.  Each message stays an entry
+        of its own, the form every release reads.  A new inbox gets an expiry
+        (its owner pushes it back while alive), so messages sent to a dead
+        process do not keep a stream of theirs for ever."""
+        loop = asyncio.get_running_loop()
+        box = self._outboxes.get(proc)
+        if box is None:
+            box = self._outboxes[proc] = _Outbox()
+        done: asyncio.Future[None] = loop.create_future()
+        box.items.append((orjson.dumps(msg), done))
+        if box.flusher is None:
+            # runs at the loop's next turn, after this turn's other senders
+            box.flusher = loop.create_task(self._flush(proc, box))
+        await done
+
+    async def _flush(self, proc: str, box: _Outbox) -> None:
+        """Send `proc`'s queued messages, a round trip at a time, in the order
+        they were queued, until none is left; then the task ends (nobody
+        sending, no task).  A failed round trip fails the senders waiting on
+        it; the next batch tries again (the callers decide what a lost
+        message costs: app/rooms/cluster.py)."""
         key = f"cr:in:{proc}"
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(key, {b"m": orjson.dumps(msg)}, maxlen=STREAM_MAX, approximate=True)
-        pipe.pexpire(key, self.stream_ttl_ms, nx=True)
-        await pipe.execute()
+        items: list[tuple[bytes, asyncio.Future[None]]] = []
+        try:
+            while box.items:
+                items, box.items = box.items, []
+                pipe = self.redis.pipeline(transaction=False)
+                for data, _ in items:
+                    pipe.xadd(key, {b"m": data}, maxlen=STREAM_MAX, approximate=True)
+                pipe.pexpire(key, self.stream_ttl_ms, nx=True)
+                try:
+                    await pipe.execute()
+                except Exception as err:
+                    _settle(items, err)
+                else:
+                    _settle(items, None)
+                items = []
+        except asyncio.CancelledError:  # closing: nothing more will be sent
+            _settle([*items, *box.items], ConnectionError("the cluster link is closing"))
+            box.items.clear()
+            raise
+        finally:
+            box.flusher = None
+            if not box.items and self._outboxes.get(proc) is box:
+                del self._outboxes[proc]
 
     async def start_reading(self) -> None:
         """Where to read from: on first start, whatever arrives from now on;
@@ -243,6 +293,27 @@ class Cluster:
                     batch.append(orjson.loads(fields[b"m"]))
             yield batch
             await asyncio.sleep(0)
+
+
+class _Outbox:
+    """What waits to go to one process: each message encoded, with the future
+    its sender awaits; and the task sending them, while there is one."""
+
+    __slots__ = ("flusher", "items")
+
+    def __init__(self) -> None:
+        self.items: list[tuple[bytes, asyncio.Future[None]]] = []
+        self.flusher: asyncio.Task[None] | None = None
+
+
+def _settle(items: list[tuple[bytes, asyncio.Future[None]]], err: BaseException | None) -> None:
+    for _, done in items:
+        if done.done():  # its sender stopped waiting
+            continue
+        if err is None:
+            done.set_result(None)
+        else:
+            done.set_exception(err)
 
 
 def rendezvous(code: str, processes: list[str]) -> str:

@@ -1,0 +1,99 @@
+"""Cluster.send on a private Redis: what one turn of the loop sends to a
+process goes in one round trip (app/store/cluster.py), and batching must not
+cost what a message each guaranteed - order, an answer for every sender, an
+error (never a hang) when Redis is away or the link closes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from app.store.cluster import Cluster
+from tests.integration.test_cluster import Redis
+from tests.services import require_redis
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def redis() -> Iterator[Redis]:
+    require_redis()  # the machine's Redis tells us redis-server is installed
+    server = Redis()
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.proc is not None:
+            os.kill(server.proc.pid, signal.SIGCONT)  # if a test left it stopped
+        server.stop()
+
+
+async def _read(reader: Cluster, n: int) -> list[dict[str, Any]]:
+    got: list[dict[str, Any]] = []
+    async for batch in reader.inbox(block_ms=200):
+        got.extend(batch)
+        if len(got) >= n:
+            return got
+    raise AssertionError("the inbox ended")
+
+
+async def test_what_one_turn_sends_arrives_whole_and_in_order(redis: Redis) -> None:
+    sender, reader = Cluster(redis.url), Cluster(redis.url)
+    try:
+        await reader.start_reading()
+        # 300 senders in one turn, then 50 more while the first round trip is out
+        first = [asyncio.create_task(sender.send(reader.me, {"n": n})) for n in range(300)]
+        await asyncio.sleep(0)
+        later = [asyncio.create_task(sender.send(reader.me, {"n": n})) for n in range(300, 350)]
+        await asyncio.gather(*first, *later)  # every sender is answered
+        got = await _read(reader, 350)
+        assert [m["n"] for m in got] == list(range(350))
+        assert sender._outboxes == {}  # nothing queued, no task left behind
+    finally:
+        await sender.close()
+        await reader.close()
+
+
+async def test_redis_away_fails_each_waiting_sender_and_the_next_send_goes_through(
+    redis: Redis,
+) -> None:
+    sender = Cluster(redis.url)
+    try:
+        await sender.send("someone", {"n": 0})
+        redis.stop()
+        outcomes = await asyncio.gather(
+            *(sender.send("someone", {"n": n}) for n in range(1, 6)), return_exceptions=True
+        )
+        assert all(isinstance(o, Exception) for o in outcomes), outcomes
+        assert sender._outboxes == {}
+        redis.start()  # a fresh Redis on the same port: its streams are gone
+        reader = Cluster(redis.url)
+        try:
+            await reader.start_reading()
+            await sender.send(reader.me, {"n": 6})
+            assert [m["n"] for m in await _read(reader, 1)] == [6]
+        finally:
+            await reader.close()
+    finally:
+        await sender.close()
+
+
+async def test_closing_fails_sends_waiting_on_a_round_trip_instead_of_hanging(
+    redis: Redis,
+) -> None:
+    sender = Cluster(redis.url)
+    await sender.send("nobody", {"n": 0})  # connected
+    assert redis.proc is not None
+    os.kill(redis.proc.pid, signal.SIGSTOP)  # Redis takes the bytes, never answers
+    waiting = [asyncio.create_task(sender.send("nobody", {"n": n})) for n in range(1, 4)]
+    await asyncio.sleep(0.2)
+    assert not any(t.done() for t in waiting)
+    await asyncio.wait_for(sender.close(), 5)
+    for task in waiting:
+        with pytest.raises(ConnectionError):
+            await task
