@@ -86,17 +86,24 @@ class Redis:
             self.proc.wait(5)
 
 
+@contextlib.contextmanager
+def private_redis() -> Iterator[Redis]:
+    """A started redis-server of the test's own, killed at the end (SIGKILL:
+    even one a test left stopped)."""
+    require_redis()  # the machine's Redis tells us redis-server is installed
+    redis = Redis()
+    redis.start()
+    try:
+        yield redis
+    finally:
+        redis.stop()
+
+
 @pytest.fixture
 def stack() -> Iterator[tuple[str, Redis]]:
     """A fresh PostgreSQL database and a private Redis."""
-    require_redis()  # the machine's Redis tells us redis-server is installed
-    with fresh_pg_database() as url:
-        redis = Redis()
-        redis.start()
-        try:
-            yield url, redis
-        finally:
-            redis.stop()
+    with fresh_pg_database() as url, private_redis() as redis:
+        yield url, redis
 
 
 def servers(database: str, redis: Redis, n: int, **settings: str) -> list[Server]:

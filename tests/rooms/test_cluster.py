@@ -17,22 +17,16 @@ from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
 from app.store.cluster import Cluster, rendezvous
 from app.store.records import MemoryRecords
-from tests.integration.test_cluster import Redis
+from tests.integration.test_cluster import private_redis
 from tests.rooms.harness import FakeSocket
-from tests.services import require_redis
 
 pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture
 def redis_url() -> Iterator[str]:
-    require_redis()  # the machine's Redis tells us redis-server is installed
-    redis = Redis()
-    redis.start()
-    try:
+    with private_redis() as redis:
         yield redis.url
-    finally:
-        redis.stop()
 
 
 @pytest.fixture

@@ -14,23 +14,15 @@ from typing import Any
 import pytest
 
 from app.store.cluster import Cluster
-from tests.integration.test_cluster import Redis
-from tests.services import require_redis
+from tests.integration.test_cluster import Redis, private_redis
 
 pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture
 def redis() -> Iterator[Redis]:
-    require_redis()  # the machine's Redis tells us redis-server is installed
-    server = Redis()
-    server.start()
-    try:
+    with private_redis() as server:
         yield server
-    finally:
-        if server.proc is not None:
-            os.kill(server.proc.pid, signal.SIGCONT)  # if a test left it stopped
-        server.stop()
 
 
 async def _read(reader: Cluster, n: int) -> list[dict[str, Any]]:
