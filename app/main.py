@@ -20,7 +20,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse
+from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api import accounts as accounts_api
@@ -169,6 +171,15 @@ class _SocketCounter:
             state.socket_sessions += 1  # its end counts too: what it leaves is garbage now
 
 
+async def _redis_away(request: Request, err: Exception) -> JSONResponse:
+    """Several processes and Redis unreachable (restarting, a network blip):
+    a route that must ask who owns a room cannot answer.  Said plainly, as a
+    503 to try again shortly, rather than a bare 500 and a traceback per
+    request in the log (the outage itself is logged by the cluster's jobs)."""
+    body = {"code": "unavailable", "message": "the server cannot reach its peers just now"}
+    return JSONResponse({"detail": body}, status_code=503, headers={"Retry-After": "5"})
+
+
 def _tune_gc() -> tuple[int, int, int]:
     """Raise the young collection threshold (see `_gc_housekeeping`); the
     thresholds it replaced, to put back when the app stops."""
@@ -306,6 +317,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.doors = Doors(settings)
+    app.add_exception_handler(RedisError, _redis_away)
     app.state.socket_sessions = 0  # WebSockets opened, for _gc_housekeeping
     app.state.sockets_open = 0
     app.state.awake = asyncio.Event()  # a request or a socket came: housekeeping runs

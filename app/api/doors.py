@@ -16,6 +16,7 @@ they are.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -25,12 +26,15 @@ from fastapi import Depends, HTTPException, Request
 from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute
 from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
+from limits.errors import StorageError
 from limits.storage import storage_from_string
 from starlette.requests import HTTPConnection
 
 from app.api.deps import get_app_settings
 from app.core.config import Settings
 from app.store.sockets import MemorySockets, OpenSockets, Place, RedisSockets
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ def _storage(settings: Settings) -> Storage:
         uri if uri.startswith("async+") else "async+" + uri,
         implementation="redispy",
         key_prefix="cardroom-limits",
+        wrap_exceptions=True,  # Redis away: one StorageError (`Doors.pass_through`)
     )
 
 
@@ -80,13 +85,30 @@ class Doors:
             REPLAYS.name: RateLimitItemPerMinute(settings.replays_per_minute),
         }
         self.sockets = SocketCount(settings, _sockets(settings))
+        #: the limiter's storage failed and has not answered since
+        self._uncounted = False
+
+    def _counting(self) -> None:
+        if self._uncounted:
+            log.warning("rate limits counted again")
+        self._uncounted = False
 
     async def pass_through(self, door: Door, address: str) -> None:
         """Count one use of `door` by `address`, or raise Refused if it is shut."""
         item = self.items[door.name]
-        if await self.limiter.hit(item, door.name, address):
+        try:
+            if await self.limiter.hit(item, door.name, address):
+                self._counting()
+                return
+            stats = await self.limiter.get_window_stats(item, door.name, address)
+        except StorageError as err:
+            # the counters' Redis is away: let the request in uncounted, as
+            # the socket caps do (app/store/sockets.py), and say so once per
+            # outage - friends keep playing while a counter is unreachable
+            if not self._uncounted:
+                log.warning("rate limits not counted: their storage is away (%s)", err)
+            self._uncounted = True
             return
-        stats = await self.limiter.get_window_stats(item, door.name, address)
         wait = max(1, math.ceil(stats.reset_time - time.time()))
         per = "hour" if item.GRANULARITY.name == "hour" else "minute"
         raise Refused(

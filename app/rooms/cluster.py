@@ -47,6 +47,7 @@ from collections.abc import Coroutine, Mapping
 from typing import Any
 
 import orjson
+from redis.exceptions import RedisError
 
 from app.bots.thinking import Thinker
 from app.games.base import Game
@@ -71,6 +72,12 @@ CALL_TIMEOUT = 5.0
 ADOPT_EVERY = 3.0
 #: seconds `shutdown` waits for the long-running jobs to end
 STOP_WAIT = 3.0
+
+
+def _unavailable() -> RoomError:
+    return RoomError(
+        "unavailable", "the server cannot reach the room's server just now; trying again"
+    )
 
 
 class Relay:
@@ -451,25 +458,34 @@ class ClusterManager(RoomManager):
     async def open_socket(
         self, code: str, token: str, conn: Connection, since: Resume | None
     ) -> SocketTarget | None:
-        owner = await self._owner_of(code)
+        """A socket for room `code`: served here if this process owns the room,
+        else relayed to its owner.  Redis away (neither the owner can be looked
+        up nor the owner told) refuses it with `unavailable`, which the socket
+        closes with 1013 (try again later): the page comes back by itself."""
+        try:
+            owner = await self._owner_of(code)
+        except RedisError as err:
+            raise _unavailable() from err
         if owner is None:
             raise RoomError("no_room", f"there is no open room {code!r}")
         if owner[0] == self.cluster.me:
             return await super().open_socket(code, token, conn, since)
         relay = Relay(self, code, owner, conn)
         self.relays[relay.id] = relay
-        await self.tell(
-            owner[0],
-            {
-                "t": "connect",
-                "room": code,
-                "c": relay.id,
-                "h": token_hash(token) if token else "",
-                "since": None if since is None else [since.incarnation, since.v],
-                "batch": conn.batch,
-                "from": self.cluster.me,
-            },
-        )
+        hello = {
+            "t": "connect",
+            "room": code,
+            "c": relay.id,
+            "h": token_hash(token) if token else "",
+            "since": None if since is None else [since.incarnation, since.v],
+            "batch": conn.batch,
+            "from": self.cluster.me,
+        }
+        try:
+            await self.tell(owner[0], hello)
+        except RedisError as err:
+            del self.relays[relay.id]  # never attached: nothing to undo there
+            raise _unavailable() from err
         conn.batch = False  # the owner batches; its frames go out as they come
         return relay
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import orjson
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 _TAKE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -255,7 +256,7 @@ class Cluster:
                     _settle(items, None)
                 items = []
         except asyncio.CancelledError:  # closing: nothing more will be sent
-            _settle([*items, *box.items], ConnectionError("the cluster link is closing"))
+            _settle([*items, *box.items], RedisConnectionError("the cluster link is closing"))
             box.items.clear()
             raise
         finally:

@@ -4,6 +4,7 @@ and holding sockets.  Each refusal is a 429 with a message and Retry-After
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterator
 
@@ -16,6 +17,7 @@ from app.main import create_app
 from app.store.records import MemoryRecords
 from tests.api.client import connect, create, hello, join
 from tests.api.conftest import OPEN_DOORS
+from tests.integration.test_cluster import private_redis
 from tests.services import require_redis
 
 
@@ -124,3 +126,33 @@ def test_with_redis_the_limits_hold_across_processes(tiny: None) -> None:
     elsewhere = (f"10.251.{uuid.uuid4().int % 250}.8", 50000)
     with TestClient(create_app(settings, MemoryRecords()), client=elsewhere) as other:
         assert other.post("/api/rooms", json={"game": "tiny", "name": "D"}).status_code == 200
+
+
+def test_with_redis_away_requests_are_uncounted_and_refused_only_plainly(
+    tiny: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis goes away under a running app (several processes' mode): what
+    needs only the rate limits goes through uncounted, with one warning for
+    the whole outage; what must ask who owns a room is refused plainly - 503
+    `unavailable` over HTTP, `unavailable` and close 1013 on a socket - never
+    a bare 500 or an unhandled error."""
+    with private_redis() as redis:
+        settings = Settings(**{**OPEN_DOORS, "redis_url": redis.url, "lookups_per_minute": 1})
+        with TestClient(create_app(settings, MemoryRecords())) as c:
+            room = create(c, "tiny")
+            redis.stop()
+            with caplog.at_level(logging.WARNING, logger="app.api.doors"):
+                for _ in range(3):  # over the cap of 1 a minute: uncounted
+                    qr = c.post("/api/qr", json={"text": "http://127.0.0.1:8000/r/ABCD"})
+                    assert qr.status_code == 200, qr.text
+                lookup = c.get(f"/api/rooms/{room['code']}")
+                assert lookup.status_code == 503, lookup.text
+                assert lookup.json()["detail"]["code"] == "unavailable"
+                assert lookup.headers["Retry-After"] == "5"
+                with connect(c, room["code"], room["token"]) as ws:
+                    assert ws.recv()["error"]["code"] == "unavailable"
+                    with pytest.raises(WebSocketDisconnect) as closed:
+                        ws.recv()
+                    assert closed.value.code == 1013
+    warnings = [r for r in caplog.records if "not counted" in r.getMessage()]
+    assert len(warnings) == 1, [r.getMessage() for r in caplog.records]

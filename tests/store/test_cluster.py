@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from redis.exceptions import RedisError
 
 from app.store.cluster import Cluster
 from tests.integration.test_cluster import Redis, private_redis
@@ -87,5 +88,5 @@ async def test_closing_fails_sends_waiting_on_a_round_trip_instead_of_hanging(
     assert not any(t.done() for t in waiting)
     await asyncio.wait_for(sender.close(), 5)
     for task in waiting:
-        with pytest.raises(ConnectionError):
+        with pytest.raises(RedisError):
             await task
