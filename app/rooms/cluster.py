@@ -377,7 +377,10 @@ class ClusterManager(RoomManager):
             return owner
         if await self.find(code) is None:
             return None
-        return self.cluster.me, self.epochs[code]
+        epoch = self.epochs.get(code)
+        if epoch is None:  # taken, then its lease lost meanwhile (a long pause)
+            return await self.cluster.owner(code)
+        return self.cluster.me, epoch
 
     async def _call(self, code: str, op: str, **args: Any) -> Any:
         found = await self._owner_of(code)
