@@ -92,7 +92,7 @@ class Cluster:
             "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
             # under valgrind a process runs some fifty times slower: a lease
             # made for full speed would lapse between renewals
-            "LEASE_SECONDS": "120" if callgrind is not None else LEASE,
+            "LEASE_SECONDS": "60" if callgrind is not None else LEASE,
             "MAX_MESSAGES_PER_SECOND": "100000",
             # every bench client comes from 127.0.0.1
             "ROOMS_PER_HOUR": "1000000",
@@ -100,12 +100,20 @@ class Cluster:
             "LOOKUPS_PER_MINUTE": "1000000",
             "MAX_SOCKETS_PER_ADDRESS": "1000000",
         }
-        subprocess.run(
-            [PYTHON, "-m", "alembic", "upgrade", "head"],
-            cwd=ROOT, env=self.env, check=True, capture_output=True,
-        )  # fmt: skip
-        self.ports = [_free_port() for _ in range(n)]
-        self.procs: list[subprocess.Popen[bytes]] = [self._start(p) for p in self.ports]
+        self.procs: list[subprocess.Popen[bytes]] = []
+        try:
+            done = subprocess.run(
+                [PYTHON, "-m", "alembic", "upgrade", "head"],
+                cwd=ROOT, env=self.env, capture_output=True, text=True,
+            )  # fmt: skip
+            if done.returncode != 0:
+                raise RuntimeError(f"alembic upgrade failed: {done.stderr[-2000:]}")
+            self.ports = [_free_port() for _ in range(n)]
+            for port in self.ports:
+                self.procs.append(self._start(port))
+        except BaseException:
+            self.stop()  # what was started, and the database
+            raise
 
     def _start(self, port: int) -> subprocess.Popen[bytes]:
         cmd = [
