@@ -87,8 +87,14 @@ STREAM_TTL_LEASES = 20
 LIVE_KEY = "cr:procs"
 
 
+#: the end of this release's process ids: it says the process reads an inbox
+#: entry holding several messages (`send`); an id without it is a process of
+#: an earlier release, sent one message an entry, as that release reads
+BATCHES = ".b"
+
+
 def new_process_id() -> str:
-    return secrets.token_hex(6)
+    return secrets.token_hex(6) + BATCHES
 
 
 def connect(url: str, *, timeout: float | None = None) -> Redis:
@@ -215,11 +221,13 @@ class Cluster:
         what Redis raised).
 
         Everything sent to one process in one turn of the event loop goes in
-        one pipelined round trip (`_flush`): a change a room makes sends a
-        frame to each socket another process holds, and a busy process makes
-        many changes a turn, so the round trip and the client's work per
-        call are paid per turn, not per frame.  Each message stays an entry
-        of its own, the form every release reads.  A new inbox gets an expiry
+        one round trip, as one stream entry (`_flush`): a change a room makes
+        sends a frame to each socket another process holds, and a busy
+        process makes many changes a turn, so the round trip, the client's
+        work per command and the reader's per entry are paid per turn, not
+        per frame.  A process of an earlier release (its id lacks `BATCHES`)
+        reads one message an entry: it is sent its turn's messages as that
+        many entries, still in one round trip.  A new inbox gets an expiry
         (its owner pushes it back while alive), so messages sent to a dead
         process do not keep a stream of theirs for ever."""
         loop = asyncio.get_running_loop()
@@ -245,8 +253,12 @@ class Cluster:
             while box.items:
                 items, box.items = box.items, []
                 pipe = self.redis.pipeline(transaction=False)
-                for data, _ in items:
-                    pipe.xadd(key, {b"m": data}, maxlen=STREAM_MAX, approximate=True)
+                if len(items) > 1 and proc.endswith(BATCHES):
+                    many = b"[" + b",".join(data for data, _ in items) + b"]"
+                    pipe.xadd(key, {b"b": many}, maxlen=STREAM_MAX, approximate=True)
+                else:
+                    for data, _ in items:
+                        pipe.xadd(key, {b"m": data}, maxlen=STREAM_MAX, approximate=True)
                 pipe.pexpire(key, self.stream_ttl_ms, nx=True)
                 try:
                     await pipe.execute()
@@ -291,7 +303,11 @@ class Cluster:
             for _stream, entries in got:
                 for entry_id, fields in entries:
                     self._last_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-                    batch.append(orjson.loads(fields[b"m"]))
+                    one = fields.get(b"m")
+                    if one is not None:  # a message (alone in its turn, or an older sender)
+                        batch.append(orjson.loads(one))
+                    else:  # a turn's messages, in order
+                        batch.extend(orjson.loads(fields[b"b"]))
             yield batch
             await asyncio.sleep(0)
 

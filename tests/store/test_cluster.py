@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from redis.exceptions import RedisError
 
-from app.store.cluster import Cluster
+from app.store.cluster import BATCHES, Cluster
 from tests.integration.test_cluster import Redis, private_redis
 
 pytestmark = pytest.mark.timeout(60)
@@ -90,3 +90,28 @@ async def test_closing_fails_sends_waiting_on_a_round_trip_instead_of_hanging(
     for task in waiting:
         with pytest.raises(RedisError):
             await task
+
+
+async def test_a_turns_messages_are_one_entry_for_this_release_one_each_for_an_older(
+    redis: Redis,
+) -> None:
+    """A process of an earlier release (its id lacks BATCHES) reads one
+    message an entry: it must be sent exactly that, or it would lose what a
+    batched entry held during a rolling upgrade.  This release reads both."""
+    sender, reader = Cluster(redis.url), Cluster(redis.url)
+    older = "0123456789ab"  # an id as the earlier release made them
+    assert reader.me.endswith(BATCHES) and not older.endswith(BATCHES)
+    try:
+        await reader.start_reading()
+        await asyncio.gather(*(sender.send(older, {"n": n}) for n in range(3)))
+        entries = await sender.redis.xrange(f"cr:in:{older}")
+        assert [list(fields) for _id, fields in entries] == [[b"m"]] * 3
+        # an older sender's entry, then a turn of this release's: one entry
+        await sender.redis.xadd(f"cr:in:{reader.me}", {b"m": b'{"n": 0}'})
+        await asyncio.gather(*(sender.send(reader.me, {"n": n}) for n in range(1, 4)))
+        entries = await sender.redis.xrange(f"cr:in:{reader.me}")
+        assert [list(fields) for _id, fields in entries] == [[b"m"], [b"b"]]
+        assert [m["n"] for m in await _read(reader, 4)] == [0, 1, 2, 3]
+    finally:
+        await sender.close()
+        await reader.close()
