@@ -252,17 +252,9 @@ class Cluster:
         try:
             while box.items:
                 items, box.items = box.items, []
-                pipe = self.redis.pipeline(transaction=False)
-                if len(items) > 1 and proc.endswith(BATCHES):
-                    many = b"[" + b",".join(data for data, _ in items) + b"]"
-                    pipe.xadd(key, {b"b": many}, maxlen=STREAM_MAX, approximate=True)
-                else:
-                    for data, _ in items:
-                        pipe.xadd(key, {b"m": data}, maxlen=STREAM_MAX, approximate=True)
-                pipe.pexpire(key, self.stream_ttl_ms, nx=True)
                 try:
-                    await pipe.execute()
-                except Exception as err:
+                    await self._round_trip(key, items, batched=proc.endswith(BATCHES))
+                except Exception as err:  # every sender hears of it, none waits for ever
                     _settle(items, err)
                 else:
                     _settle(items, None)
@@ -275,6 +267,19 @@ class Cluster:
             box.flusher = None
             if not box.items and self._outboxes.get(proc) is box:
                 del self._outboxes[proc]
+
+    async def _round_trip(
+        self, key: str, items: list[tuple[bytes, asyncio.Future[None]]], *, batched: bool
+    ) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        if batched and len(items) > 1:
+            many = b"[" + b",".join(data for data, _ in items) + b"]"
+            pipe.xadd(key, {b"b": many}, maxlen=STREAM_MAX, approximate=True)
+        else:
+            for data, _ in items:
+                pipe.xadd(key, {b"m": data}, maxlen=STREAM_MAX, approximate=True)
+        pipe.pexpire(key, self.stream_ttl_ms, nx=True)
+        await pipe.execute()
 
     async def start_reading(self) -> None:
         """Where to read from: on first start, whatever arrives from now on;
