@@ -72,6 +72,10 @@ CALL_TIMEOUT = 5.0
 ADOPT_EVERY = 3.0
 #: seconds `shutdown` waits for the long-running jobs to end
 STOP_WAIT = 3.0
+#: the longest wait, in seconds, before a failed job is run again
+JOB_RETRY_CAP = 1.0
+#: seconds a job must run before its failure counts as a new outage
+JOB_RECOVERED = 10.0
 
 
 def _unavailable() -> RoomError:
@@ -189,12 +193,16 @@ class ClusterManager(RoomManager):
 
     async def _forever(self, job: Any) -> None:
         """Run `job` again whenever it fails (Redis away, a query failing),
-        after a jittered, doubling, capped delay (`Backoff`): a Redis that is
-        down is asked again every half minute at most, not twice a second by
-        every process at once.  A job that ran a good while before failing
-        starts again from the shortest delay."""
+        after a jittered, doubling delay capped at JOB_RETRY_CAP: the rooms
+        must come back within about a lease of Redis coming back
+        (docs/architecture.md), so the cap is short, and the jitter keeps
+        processes from asking in step.  The first failure of an outage is
+        logged with its traceback, the tries after it are not (an outage of a
+        minute is one log entry per job, not a hundred); a job that then runs
+        a good while counts as recovered, and starts over from the shortest
+        delay."""
         loop = asyncio.get_running_loop()
-        backoff = Backoff(first=0.5, cap=30.0)
+        backoff = Backoff(first=0.25, cap=JOB_RETRY_CAP)
         while not self._stopping:
             started = loop.time()
             try:
@@ -204,11 +212,11 @@ class ClusterManager(RoomManager):
             except Exception:
                 if self._stopping:
                     return
-                if loop.time() - started > backoff.cap:
+                if loop.time() - started > JOB_RECOVERED:
                     backoff.reset()
-                delay = backoff.next(self._jitter)
-                log.exception("cluster: %s failed; again in %.1f s", job.__name__, delay)
-                await asyncio.sleep(delay)
+                if backoff.failures == 0:
+                    log.exception("cluster: %s failed; trying again until it works", job.__name__)
+                await asyncio.sleep(backoff.next(self._jitter))
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         """Run `job` as a chore this manager owns (see `_chores`)."""
