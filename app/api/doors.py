@@ -32,6 +32,7 @@ from starlette.requests import HTTPConnection
 
 from app.api.deps import get_app_settings
 from app.core.config import Settings
+from app.store.outage import Outage
 from app.store.sockets import MemorySockets, OpenSockets, Place, RedisSockets
 
 log = logging.getLogger(__name__)
@@ -85,29 +86,23 @@ class Doors:
             REPLAYS.name: RateLimitItemPerMinute(settings.replays_per_minute),
         }
         self.sockets = SocketCount(settings, _sockets(settings))
-        #: the limiter's storage failed and has not answered since
-        self._uncounted = False
-
-    def _counting(self) -> None:
-        if self._uncounted:
-            log.warning("rate limits counted again")
-        self._uncounted = False
+        self.outage = Outage(
+            log, "rate limits not counted: their storage is away (%s)", "rate limits counted again"
+        )
 
     async def pass_through(self, door: Door, address: str) -> None:
         """Count one use of `door` by `address`, or raise Refused if it is shut."""
         item = self.items[door.name]
         try:
             if await self.limiter.hit(item, door.name, address):
-                self._counting()
+                self.outage.answered()
                 return
             stats = await self.limiter.get_window_stats(item, door.name, address)
         except StorageError as err:
             # the counters' Redis is away: let the request in uncounted, as
             # the socket caps do (app/store/sockets.py), and say so once per
             # outage - friends keep playing while a counter is unreachable
-            if not self._uncounted:
-                log.warning("rate limits not counted: their storage is away (%s)", err)
-            self._uncounted = True
+            self.outage.failed(err)
             return
         wait = max(1, math.ceil(stats.reset_time - time.time()))
         per = "hour" if item.GRANULARITY.name == "hour" else "minute"

@@ -39,6 +39,12 @@ CLOSE_NO_ROOM = 4404
 CLOSE_FLOOD = 4429
 #: the room's server cannot be reached just now (RFC 6455's Try Again Later)
 CLOSE_TRY_AGAIN = 1013
+#: a refused socket's close code, by the error that refused it (else CLOSE_NO_ROOM)
+CLOSE_FOR = {
+    "bad_token": CLOSE_BAD_TOKEN,
+    "seat_moved": CLOSE_BAD_TOKEN,
+    "unavailable": CLOSE_TRY_AGAIN,
+}
 #: net refusals for rate (each accepted message takes one back) before closing
 FLOOD_STRIKES = 100
 
@@ -159,13 +165,7 @@ async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
     except RoomError as err:
         await conn.stop()
         # a token a link replaced is told what happened, in plain words
-        close = (
-            CLOSE_BAD_TOKEN
-            if err.code in ("bad_token", "seat_moved")
-            else CLOSE_TRY_AGAIN
-            if err.code == "unavailable"
-            else CLOSE_NO_ROOM
-        )
+        close = CLOSE_FOR.get(err.code, CLOSE_NO_ROOM)
         message = AUTH_REFUSED if err.code == "bad_token" else err.message
         await _refuse(websocket, err.code, message, close)
         return

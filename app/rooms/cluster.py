@@ -473,32 +473,34 @@ class ClusterManager(RoomManager):
         else relayed to its owner.  Redis away (neither the owner can be looked
         up nor the owner told) refuses it with `unavailable`, which the socket
         closes with 1013 (try again later): the page comes back by itself."""
+        relay: Relay | None = None
         try:
             owner = await self._owner_of(code)
+            if owner is None:
+                raise RoomError("no_room", f"there is no open room {code!r}")
+            if owner[0] == self.cluster.me:
+                return await super().open_socket(code, token, conn, since)
+            relay = Relay(self, code, owner, conn)
+            self.relays[relay.id] = relay
+            await self.tell(owner[0], self._hello(relay, token, since))
         except RedisError as err:
-            raise _unavailable() from err
-        if owner is None:
-            raise RoomError("no_room", f"there is no open room {code!r}")
-        if owner[0] == self.cluster.me:
-            return await super().open_socket(code, token, conn, since)
-        relay = Relay(self, code, owner, conn)
-        self.relays[relay.id] = relay
-        hello = {
-            "t": "connect",
-            "room": code,
-            "c": relay.id,
-            "h": token_hash(token) if token else "",
-            "since": None if since is None else [since.incarnation, since.v],
-            "batch": conn.batch,
-            "from": self.cluster.me,
-        }
-        try:
-            await self.tell(owner[0], hello)
-        except RedisError as err:
-            del self.relays[relay.id]  # never attached: nothing to undo there
+            if relay is not None:
+                del self.relays[relay.id]  # never attached: nothing to undo there
             raise _unavailable() from err
         conn.batch = False  # the owner batches; its frames go out as they come
         return relay
+
+    def _hello(self, relay: Relay, token: str, since: Resume | None) -> dict[str, Any]:
+        """What asks the owner to attach a relayed socket."""
+        return {
+            "t": "connect",
+            "room": relay.code,
+            "c": relay.id,
+            "h": token_hash(token) if token else "",
+            "since": None if since is None else [since.incarnation, since.v],
+            "batch": relay.conn.batch,
+            "from": self.cluster.me,
+        }
 
     # ------------------------------------------------------------ messages
 

@@ -164,12 +164,14 @@ class Cluster:
         """Renew many leases in one round trip (a process may own thousands)."""
         if not leases:
             return []
-        pipe = self.redis.pipeline(transaction=False)
-        for code, epoch in leases:
-            await self._renew(
-                keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}", self.lease_ms], client=pipe
-            )
-        return [bool(x) for x in await pipe.execute()]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for code, epoch in leases:
+                await self._renew(
+                    keys=[f"cr:owner:{code}"],
+                    args=[f"{self.me} {epoch}", self.lease_ms],
+                    client=pipe,
+                )
+            return [bool(x) for x in await pipe.execute()]
 
     async def release(self, code: str, epoch: int) -> None:
         await self._release(keys=[f"cr:owner:{code}"], args=[f"{self.me} {epoch}"])
@@ -271,15 +273,17 @@ class Cluster:
     async def _round_trip(
         self, key: str, items: list[tuple[bytes, asyncio.Future[None]]], *, batched: bool
     ) -> None:
-        pipe = self.redis.pipeline(transaction=False)
-        if batched and len(items) > 1:
-            many = b"[" + b",".join(data for data, _ in items) + b"]"
-            pipe.xadd(key, {b"b": many}, maxlen=STREAM_MAX, approximate=True)
-        else:
-            for data, _ in items:
-                pipe.xadd(key, {b"m": data}, maxlen=STREAM_MAX, approximate=True)
-        pipe.pexpire(key, self.stream_ttl_ms, nx=True)
-        await pipe.execute()
+        # `async with` resets the pipeline however it ends (an outage cut
+        # short leaves no unclosed client behind)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if batched and len(items) > 1:
+                many = b"[" + b",".join(data for data, _ in items) + b"]"
+                pipe.xadd(key, {b"b": many}, maxlen=STREAM_MAX, approximate=True)
+            else:
+                for data, _ in items:
+                    pipe.xadd(key, {b"m": data}, maxlen=STREAM_MAX, approximate=True)
+            pipe.pexpire(key, self.stream_ttl_ms, nx=True)
+            await pipe.execute()
 
     async def start_reading(self) -> None:
         """Where to read from: on first start, whatever arrives from now on;

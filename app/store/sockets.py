@@ -37,6 +37,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from app.store.cluster import connect, new_process_id
+from app.store.outage import Outage
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,11 @@ class RedisSockets:
         self._open = self.redis.register_script(_OPEN)
         self._renew = self.redis.register_script(_RENEW)
         self._keeper: asyncio.Task[None] | None = None
-        self._away = False
+        self.outage = Outage(
+            log,
+            "Redis is away (%r): sockets are let in uncounted until it is back",
+            "Redis is back: sockets are counted again",
+        )
 
     async def open(self, key: str, cap: int) -> Place | None:
         """Fails open: with Redis away the socket is let in uncounted, and a
@@ -156,9 +161,9 @@ class RedisSockets:
                 keys=[self.prefix + key], args=[cap, place.ticket, self.ttl_ms]
             )
         except AWAY as err:
-            self._went_away(err)
+            self.outage.failed(err)
         else:
-            self._came_back()
+            self.outage.answered()
             if not added:
                 return None
         _hold(self.held, place)
@@ -172,7 +177,7 @@ class RedisSockets:
         try:
             await self.redis.zrem(self.prefix + place.key, place.ticket)
         except AWAY as err:
-            self._went_away(err)
+            self.outage.failed(err)
 
     async def renew(self) -> bool:
         """Push every held socket's expiry a TTL ahead, in one round trip (and
@@ -182,10 +187,12 @@ class RedisSockets:
         held = [(key, sorted(tickets)) for key, tickets in self.held.items()]
         if not held:
             return False
-        pipe = self.redis.pipeline(transaction=False)
-        for key, tickets in held:
-            await self._renew(keys=[self.prefix + key], args=[self.ttl_ms, *tickets], client=pipe)
-        await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key, tickets in held:
+                await self._renew(
+                    keys=[self.prefix + key], args=[self.ttl_ms, *tickets], client=pipe
+                )
+            await pipe.execute()
         return True
 
     async def aclose(self) -> None:
@@ -206,18 +213,8 @@ class RedisSockets:
             await asyncio.sleep(self.ttl_ms / 3000)
             try:
                 if await self.renew():
-                    self._came_back()
+                    self.outage.answered()
             except AWAY as err:
-                self._went_away(err)
+                self.outage.failed(err)
             except Exception:  # never let the renewals stop: the counts would lapse
                 log.exception("renewing socket counts failed; again in a moment")
-
-    def _went_away(self, err: Exception) -> None:
-        if not self._away:
-            self._away = True
-            log.warning("Redis is away (%r): sockets are let in uncounted until it is back", err)
-
-    def _came_back(self) -> None:
-        if self._away:
-            self._away = False
-            log.info("Redis is back: sockets are counted again")
