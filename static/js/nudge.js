@@ -166,14 +166,22 @@ export class TurnNudge {
     const options = { body: text, tag: this.tag, icon: "/icons/icon-192.png", data: { url: `/r/${this.code}` } };
     // A phone allows notifications only through the service worker; a
     // browser without one (some private windows) shows it from the page.
-    const show = async () => {
-      const reg = navigator.serviceWorker ? await navigator.serviceWorker.getRegistration() : null;
-      if (reg) return reg.showNotification("Card room", options);
+    const fromPage = () => {
       const n = new Notification("Card room", options);
       n.onclick = () => window.focus();
-      return null;
     };
-    show().catch(() => {});
+    const show = async () => {
+      const reg = navigator.serviceWorker ? await navigator.serviceWorker.getRegistration() : null;
+      if (!reg) return fromPage();
+      try {
+        return await reg.showNotification("Card room", options);
+      } catch (err) {
+        // a worker not active yet, or being replaced: the page's own still tells
+        document.body.dataset.nudgeError = String(err?.message || err);
+        return fromPage();
+      }
+    };
+    show().catch((err) => { document.body.dataset.nudgeError = String(err?.message || err); });
     document.body.dataset.nudged = String(Number(document.body.dataset.nudged || 0) + 1);
   }
 
