@@ -647,8 +647,9 @@ class ClusterManager(RoomManager):
             by_room: dict[str, list[Relay]] = {}
             for relay in self.relays.values():
                 by_room.setdefault(relay.code, []).append(relay)
-            for code, relays in by_room.items():
-                owner = await self.cluster.owner(code)
+            codes = list(by_room)
+            for code, owner in zip(codes, await self.cluster.leases(codes), strict=True):
+                relays = by_room[code]
                 if owner is not None and owner == relays[0].owned_by:
                     continue
                 if owner is None:

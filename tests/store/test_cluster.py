@@ -115,3 +115,18 @@ async def test_a_turns_messages_are_one_entry_for_this_release_one_each_for_an_o
     finally:
         await sender.close()
         await reader.close()
+
+
+async def test_leases_reads_every_rooms_owner_and_epoch_in_one_call(redis: Redis) -> None:
+    """What `_watch` compares with each relayed socket's owner, twice a second."""
+    one, two = Cluster(redis.url), Cluster(redis.url)
+    try:
+        first = await one.take("AAAA")
+        second = await two.take("BBBB")
+        assert first is not None and second is not None
+        leases = await one.leases(["AAAA", "CCCC", "BBBB"])
+        assert leases == [(one.me, first), None, (two.me, second)]
+        assert leases[0] == await one.owner("AAAA") and await one.leases([]) == []
+    finally:
+        await one.close()
+        await two.close()
