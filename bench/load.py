@@ -348,17 +348,38 @@ async def _setup_real(
 
         rooms = list(await asyncio.gather(*(one(i) for i in range(n))))
     await asyncio.sleep(0.5)
+    # a socket the server closed while setting up (under valgrind its first
+    # message can miss the server's deadline) never gets a view: say so
+    # rather than wait for ever
+    deadline = time.monotonic() + SETUP_WAIT
     for room in rooms:  # the host starts the game; wait for everyone's view
         host = room.players[0]
         room.next_id += 1
         while len({p.v for p in room.players}) != 1 or host.v < 0:
+            _setup_late(deadline, room, "its sockets' first views")
             await asyncio.sleep(0.05)
         room.seen = 0
         room.pending = (host.v + 1, time.perf_counter(), False)
         host.ws.send_text(_dumps({"id": room.next_id, "cmd": {"type": "start"}}))
-    while any(r.pending is not None for r in rooms):
-        await asyncio.sleep(0.05)
+    for room in rooms:
+        while room.pending is not None:
+            _setup_late(deadline, room, "the view of its game's start")
+            await asyncio.sleep(0.05)
     return rooms
+
+
+#: seconds the client waits for its rooms to be set up (under callgrind a
+#: thousand sockets take minutes)
+SETUP_WAIT = 900.0
+
+
+def _setup_late(deadline: float, room: RoomDriver, what: str) -> None:
+    if time.monotonic() > deadline:
+        versions = [p.v for p in room.players]
+        raise SystemExit(
+            f"room {room.index} never had {what} in {SETUP_WAIT:.0f} s (versions by seat "
+            f"{versions}): a socket closed while setting up?"
+        )
 
 
 async def _setup_bare(port: int, n: int) -> list[RoomDriver]:
@@ -615,6 +636,7 @@ def _start_server(
         )  # fmt: skip
     if callgrind is not None:
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind}.%p", *cmd]
+        env["AUTH_TIMEOUT"] = "120"  # a first message read late under valgrind is not late
     out = log.open("wb") if log is not None else None
     proc = subprocess.Popen(
         cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT if out else None
