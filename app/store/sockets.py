@@ -36,7 +36,7 @@ from typing import Protocol
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from app.store.cluster import connect, new_process_id
+from app.store.cluster import RENEW_CHUNK, connect, new_process_id
 from app.store.outage import Outage
 
 log = logging.getLogger(__name__)
@@ -187,12 +187,13 @@ class RedisSockets:
         held = [(key, sorted(tickets)) for key, tickets in self.held.items()]
         if not held:
             return False
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key, tickets in held:
-                await self._renew(
-                    keys=[self.prefix + key], args=[self.ttl_ms, *tickets], client=pipe
-                )
-            await pipe.execute()
+        for at in range(0, len(held), RENEW_CHUNK):  # the loop serves others between
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for key, tickets in held[at : at + RENEW_CHUNK]:
+                    await self._renew(
+                        keys=[self.prefix + key], args=[self.ttl_ms, *tickets], client=pipe
+                    )
+                await pipe.execute()
         return True
 
     async def aclose(self) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from redis.exceptions import RedisError
 
-from app.store.cluster import BATCHES, Cluster
+from app.store.cluster import BATCHES, RENEW_CHUNK, Cluster
 from tests.integration.test_cluster import Redis, private_redis
 
 pytestmark = pytest.mark.timeout(60)
@@ -130,3 +130,26 @@ async def test_leases_reads_every_rooms_owner_and_epoch_in_one_call(redis: Redis
     finally:
         await one.close()
         await two.close()
+
+
+async def test_renewing_more_leases_than_a_round_trip_holds_answers_each_in_order(
+    redis: Redis,
+) -> None:
+    """`renew_all` goes RENEW_CHUNK leases to a round trip; each answer must
+    still be its own lease's (a lost one in a later chunk is told as lost)."""
+    me, other = Cluster(redis.url), Cluster(redis.url)
+    try:
+        codes = [f"R{n:04d}" for n in range(2 * RENEW_CHUNK + 7)]
+        leases = [(code, await me.take(code)) for code in codes]
+        assert all(epoch is not None for _c, epoch in leases)
+        lost = codes[RENEW_CHUNK + 3]
+        epoch = dict(leases)[lost]
+        assert epoch is not None
+        await me.release(lost, epoch)
+        assert await other.take(lost) is not None  # another process owns it now
+        kept = await me.renew_all([(c, e) for c, e in leases if e is not None])
+        assert kept == [code != lost for code in codes]
+        assert await me.renew_all([]) == []
+    finally:
+        await me.close()
+        await other.close()
