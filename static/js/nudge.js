@@ -170,18 +170,14 @@ export class TurnNudge {
       const n = new Notification("Card room", options);
       n.onclick = () => window.focus();
     };
+    const refused = (err) => { document.body.dataset.nudgeError = String(err?.message || err); };
     const show = async () => {
       const reg = navigator.serviceWorker ? await navigator.serviceWorker.getRegistration() : null;
       if (!reg) return fromPage();
-      try {
-        return await reg.showNotification("Card room", options);
-      } catch (err) {
-        // a worker not active yet, or being replaced: the page's own still tells
-        document.body.dataset.nudgeError = String(err?.message || err);
-        return fromPage();
-      }
+      // a worker not active yet, or being replaced: the page's own still tells
+      return reg.showNotification("Card room", options).catch((err) => { refused(err); fromPage(); });
     };
-    show().catch((err) => { document.body.dataset.nudgeError = String(err?.message || err); });
+    show().catch(refused);
     document.body.dataset.nudged = String(Number(document.body.dataset.nudged || 0) + 1);
   }
 

@@ -103,17 +103,26 @@ HIDE = """(hidden) => {
 }"""
 
 
-def test_a_hidden_page_alerts_once_in_its_turn_and_clears_when_looked_at(alerted: Any) -> None:
-    page = alerted
+def _alerts_on_in_a_new_room(page: Any) -> None:
     create_room(page, "Ann", "bigtwo")
     page.click(".nudges button")
     page.wait_for_selector(".nudges button[aria-pressed=true]")
-    assert "Turn alerts are on" in page.inner_text(".nudges")
-    page.locator(".nudges").scroll_into_view_if_needed()
-    shoot(page, "nudges-on")
+
+
+def _hidden_until_asked(page: Any) -> None:
+    """Hide the page, start the game, and wait until Ann is asked to move."""
     page.evaluate(HIDE, True)
     page.click("#start")
     page.wait_for_function("() => document.body.dataset.asked === 'Your turn'", timeout=30_000)
+
+
+def test_a_hidden_page_alerts_once_in_its_turn_and_clears_when_looked_at(alerted: Any) -> None:
+    page = alerted
+    _alerts_on_in_a_new_room(page)
+    assert "Turn alerts are on" in page.inner_text(".nudges")
+    page.locator(".nudges").scroll_into_view_if_needed()
+    shoot(page, "nudges-on")
+    _hidden_until_asked(page)
     # a loaded machine may take a while over the worker and its icon; what the
     # page says it did is in the message if it never shows
     try:
@@ -134,6 +143,32 @@ def test_a_hidden_page_alerts_once_in_its_turn_and_clears_when_looked_at(alerted
     page.evaluate(HIDE, True)
     time.sleep(0.5)
     assert notifications(page) == [] and page.evaluate("() => document.body.dataset.nudged") == "1"
+
+
+#: the worker refuses to show anything; the page's own notifications are counted
+REFUSE = """() => {
+  ServiceWorkerRegistration.prototype.showNotification =
+    () => Promise.reject(new Error("refused here"));
+  const Real = window.Notification;
+  window.shown = [];
+  window.Notification = function (title, options) {
+    window.shown.push(options.body);
+    return new Real(title, options);
+  };
+  window.Notification.permission = Real.permission;
+  window.Notification.requestPermission = Real.requestPermission.bind(Real);
+}"""
+
+
+def test_a_refused_worker_notification_is_shown_by_the_page_and_says_why(alerted: Any) -> None:
+    page = alerted
+    _alerts_on_in_a_new_room(page)
+    page.evaluate(REFUSE)
+    _hidden_until_asked(page)
+    wait_until(lambda: page.evaluate("() => window.shown.length") == 1, 30, "the page's own")
+    assert page.evaluate("() => window.shown") == ["Your turn in Big Two at your table"]
+    assert page.evaluate("() => document.body.dataset.nudgeError") == "refused here"
+    assert notifications(page) == []  # nothing through the worker
 
 
 def code_of(page: Any) -> str:
