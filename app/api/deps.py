@@ -25,7 +25,14 @@ def get_app_settings(conn: HTTPConnection) -> Settings:
 
 
 #: HTTP status for each refusal code the room routes can give
-_STATUS = {"no_room": 404, "room_full": 409, "storage_error": 503, "unavailable": 503}
+_STATUS = {
+    "no_room": 404,
+    "room_full": 409,
+    "removed": 403,
+    "locked": 403,
+    "storage_error": 503,
+    "unavailable": 503,
+}
 
 
 def http_error(err: RoomError) -> HTTPException:

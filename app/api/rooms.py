@@ -107,7 +107,9 @@ async def claim_seat(
     cookie that acts as the person's guest id (their games in every room,
     their records), and the old browser's cookie is revoked."""
     try:
-        code, player, token, own = await rooms.claim(code, body.claim, guest_id=who.guest_id)
+        code, player, token, own = await rooms.claim(
+            code, body.claim, guest_id=who.guest_id, account_id=who.account_id
+        )
     except RoomError as err:
         raise http_error(bad_claim() if err.code == "no_room" else err) from None
     if own and moves_as_guest(player) and player.guest_id != who.guest_id:

@@ -79,6 +79,7 @@ from app.store.records import (
     FinishedGame,
     GameRecord,
     PlayerRecord,
+    RemovedPerson,
     ReplacedToken,
     RoomRecord,
 )
@@ -719,6 +720,7 @@ def _player_record(p: Player) -> PlayerRecord:
         guest_id=p.guest_id,
         account_id=p.account_id,
         bot_level=p.bot_level,
+        lent=bool(p.lent),
     )
 
 
@@ -733,6 +735,7 @@ def _room_record(r: Room, players: list[PlayerRecord]) -> RoomRecord:
         tally={str(k): int(v) for k, v in (r.tally or {}).items()},
         closed=False,
         replaced={str(h): ReplacedToken(**v) for h, v in (r.replaced or {}).items()},
+        removed={str(pid): RemovedPerson(**v) for pid, v in (r.removed or {}).items()},
     )
 
 

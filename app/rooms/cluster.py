@@ -425,7 +425,10 @@ class ClusterManager(RoomManager):
             player, token = await room.join(**args)
         elif op == "claim":
             player, token, own = await room.claim(
-                args["claim"], guest_id=args.get("guest_id"), token_hash=args.get("token_hash")
+                args["claim"],
+                guest_id=args.get("guest_id"),
+                account_id=args.get("account_id"),
+                token_hash=args.get("token_hash"),
             )
         else:
             raise RoomError("bad_command", f"unknown call {op!r}")
@@ -455,11 +458,21 @@ class ClusterManager(RoomManager):
         return got["code"], PlayerRecord(**got["player"]), token
 
     async def claim(
-        self, code: str, claim: str, *, guest_id: str | None = None
+        self,
+        code: str,
+        claim: str,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
     ) -> tuple[str, PlayerRecord, str, bool]:
         token = new_token()
         got = await self._call(
-            code, "claim", claim=token_hash(claim), guest_id=guest_id, token_hash=token_hash(token)
+            code,
+            "claim",
+            claim=token_hash(claim),
+            guest_id=guest_id,
+            account_id=account_id,
+            token_hash=token_hash(token),
         )
         return got["code"], PlayerRecord(**got["player"]), token, bool(got.get("own"))
 

@@ -12,6 +12,7 @@ from app.bots import DEFAULT_LEVEL, LEVELS
 from app.rooms.connection import Connection
 from app.rooms.errors import RoomError
 from app.rooms.events import CLOSE_KICKED, CLOSE_LEFT, room_event
+from app.rooms.membership import SEAT_LINK_FLOOR
 from app.rooms.settings import parse_settings
 from app.rooms.table import FINISHED
 from app.rooms.text import clean_chat
@@ -270,7 +271,10 @@ async def seat_link(
             "not_seated", "only the host and the players at the table can make seat links"
         )
     seat, target = _away_person(room, cmd, ": they can use their own device")
-    wait = room.away_too_long(target.player_id)
+    # the person's grace as it was when they went, and never under the floor:
+    # a host who shortens the grace now cannot hand a dropped seat away
+    grace = max(room.members.graces.get(target.player_id, 0.0), SEAT_LINK_FLOOR)
+    wait = room.away_too_long(target.player_id, grace)
     if wait > 0:
         raise RoomError(
             "too_early",
@@ -286,7 +290,15 @@ async def move_link(
 ) -> dict[str, Any]:
     """A one-time link with which the asker moves their own place to another
     device ("continue on another device"): the new device is the same person
-    and this one is signed out of the room once it is used."""
+    and this one is signed out of the room once it is used.  A place that
+    came to this device by someone else's seat link is not this device's
+    person to move: a seat link moves a seat, never a person."""
+    if player.lent:
+        raise RoomError(
+            "not_yours",
+            f"this seat came to this device with a seat link: only {player.name}'s own "
+            "browser can move them to another device",
+        )
     secret, expires = room.members.new_claim(player, player, _secret_hash(cmd))
     return {
         "claim": secret,
@@ -294,6 +306,14 @@ async def move_link(
         "name": player.name,
         "expires_ms": int(expires * 1000),
     }
+
+
+async def let_in(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    """The host takes back a removal: that browser and account may join again."""
+    _require_host(room, player)
+    removed = room.members.let_in(cmd.get("player"))
+    await room.save()
+    room.change([room_event("let_in", name=removed.name, by=player.name)])
 
 
 async def posso_quiet(
@@ -325,6 +345,7 @@ COMMANDS: dict[str, Command] = {
     "set_settings": set_settings,
     "make_host": make_host,
     "hand_to_bot": hand_to_bot,
+    "let_in": let_in,
     "seat_link": seat_link,
     "move_link": move_link,
     "resync": resync,

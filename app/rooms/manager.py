@@ -141,12 +141,19 @@ class RoomManager:
         return room.code, player, token
 
     async def claim(
-        self, code: str, claim: str, *, guest_id: str | None = None
+        self,
+        code: str,
+        claim: str,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
     ) -> tuple[str, PlayerRecord, str, bool]:
         """Take a place with a link; the room's code as stored, the person,
         their new token, and whether it was the person's own move link."""
         room = await self.require(code)
-        player, token, own = await room.claim(token_hash(claim), guest_id=guest_id)
+        player, token, own = await room.claim(
+            token_hash(claim), guest_id=guest_id, account_id=account_id
+        )
         return room.code, player, token, own
 
     async def public(self, code: str) -> dict[str, Any]:

@@ -340,7 +340,8 @@ export function seatsPanel(ctx) {
     // a player whose device is gone for good comes back on another with a
     // one-time link: the host or a player may make one once the grace is over
     if ((you.seat !== null || isHost) && i !== you.seat && !s.bot && !s.connected) {
-      const early = s.grace_ends_ms && s.grace_ends_ms > Date.now();
+      const from = s.link_ms || s.grace_ends_ms;
+      const early = from && from > Date.now();
       ctl.append(h("button.small", {
         onclick: () => seatLink(i),
         title: early ? "Allowed once their grace period ends" : null,
@@ -368,6 +369,15 @@ export function seatsPanel(ctx) {
         h("div.ctl", h("button.small.danger", {
           onclick: () => { if (confirm(`Remove ${w.name} from the room?`)) cmd({ type: "kick", player: w.player }); },
         }, "Remove"))));
+    }
+    // a removal binds that browser and account until the host lets them back
+    for (const r of room.removed || []) {
+      list.append(h("li.seat-row.removed", { dataset: { player: r.player } },
+        h("span.dot"), h("span.who", r.name), h("span.tags", h("span.tag", "removed")),
+        h("div.ctl", h("button.small", {
+          onclick: () => cmd({ type: "let_in", player: r.player }),
+          title: `${r.name} cannot come back into this room from the same browser or account until you let them`,
+        }, "Let back in"))));
     }
   }
   list.append(h("li.seat-row.move", moveBox(room, socket)));

@@ -28,6 +28,7 @@ const WHAT = {
   joined: (n) => `${n} joined the room.`,
   left: (n) => `${n} left the room.`,
   kicked: (n) => `${n} was removed by the host.`,
+  let_in: (n, e) => `${e.by} let ${n} back into the room.`,
   sat: (n, e) => (e.seat === null || e.seat === undefined ? `${n} is watching.` : `${n} sat in seat ${e.seat + 1}.`),
   host: (n, e) => (e.reason === "away" ? `${n} is now the host (the host was away).` : `${n} is now the host.`),
   bot_added: (n, e) => `${n} (${e.level ? `${e.level} ` : ""}bot) sat down.`,

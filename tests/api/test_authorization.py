@@ -47,7 +47,7 @@ from tests.api.conftest import OPEN_DOORS
 from tests.api.push_service import Browser
 from tests.db.backends import migrate
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("no_link_floor")]
 
 ROLES = (
     "stranger",  # does not know the code
@@ -91,8 +91,9 @@ ROOM_CODE = {**every(200), "stranger": 404}
 #: not the person) and the people of its room (the spectator; Ken, who was
 #: in the room before he was removed) see its facts; strangers do not
 GAME_FACTS = {**every(200), "stranger": 403, "knows_code": 403}
-#: its replay while it runs: only those who hold one of its seats
-RUNNING_REPLAY = {**GAME_FACTS, "spectator": 403, "kicked": 403}
+#: its replay while it runs: only those who hold one of its seats now - not
+#: Rita's old device, whose seat a seat link moved to Eve's browser
+RUNNING_REPLAY = {**GAME_FACTS, "spectator": 403, "kicked": 403, "replaced": 403}
 
 #: the host's person id: only the host sees their records yet
 OWN_RECORDS = {**every(403), "host": 200}
@@ -103,9 +104,11 @@ HTTP: dict[str, dict[str, Any]] = {
     "GET /api/games": every(200),
     "GET /api/room-settings": every(200),
     "POST /api/rooms": every(200),
-    "POST /api/rooms/{code}/join": ROOM_CODE,
-    # a bad link gets one answer, whether or not the room exists
-    "POST /api/rooms/{code}/claim": every(400),
+    # Ken's browser, removed by the host, stays out until she lets him in
+    "POST /api/rooms/{code}/join": {**ROOM_CODE, "kicked": 403},
+    # a bad link gets one answer, whether or not the room exists (and Ken's
+    # browser may not come back in through one)
+    "POST /api/rooms/{code}/claim": {**every(400), "kicked": 403},
     "GET /api/rooms/{code}": ROOM_CODE,
     "POST /api/qr": every(200),
     "POST /api/accounts/signup": every(201),
@@ -170,6 +173,8 @@ SOCKET: dict[str, dict[str, str]] = {
     "hand_to_bot": command("not_seated", "ok", "ok"),
     "seat_link": command("not_seated", "ok", "ok"),
     "move_link": command("ok", "ok", "ok"),
+    # Ken was removed: only the host lets him back in
+    "let_in": command("not_host", "not_host", "ok"),
     "resync": command("ok", "ok", "ok"),
     # a person's own Posso switches: anyone's own, told to nobody else
     "posso_quiet": command("ok", "ok", "ok"),
@@ -179,7 +184,7 @@ SOCKET: dict[str, dict[str, str]] = {
 
 #: commands whose success changes what the next role would find: each of
 #: their cells gets a room of its own (the others share one per row)
-CHANGING = frozenset({"kick", "leave", "make_host", "set_settings", "hand_to_bot"})
+CHANGING = frozenset({"kick", "leave", "make_host", "set_settings", "hand_to_bot", "let_in"})
 
 #: each command's fields in the matrix
 FIELDS: dict[str, dict[str, Any]] = {
@@ -192,6 +197,7 @@ FIELDS: dict[str, dict[str, Any]] = {
     "make_host": {"seat": 1},
     "hand_to_bot": {"seat": 3},
     "seat_link": {"seat": 3},
+    "let_in": {"player": "ken"},
     "posso_quiet": {"helpful": True},
 }
 
@@ -212,6 +218,8 @@ class World:
     #: the host's and the player's public person ids (records pages)
     person: str = ""
     other: str = ""
+    #: Ken's player id (the host removed him)
+    ken: str = ""
     tokens: dict[str, str | None] = field(default_factory=dict)
     cookies: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -292,6 +300,7 @@ def _set_up(b: Browsers, stack: contextlib.ExitStack[Any]) -> World:
     p = b.post(player, f"/api/rooms/{code}/join", {"name": "Pia"})
     k = b.post(ken, f"/api/rooms/{code}/join", {"name": "Ken"})
     assert _command(b.c, code, t["token"], "kick", {"seat": k["seat"]}) == "ok"
+    world.ken = k["player"]
     b.post(owner_a, f"/api/rooms/{code}/join", {"name": "Olga"})
     r = b.post(rita, f"/api/rooms/{code}/join", {"name": "Rita"})
     assert _command(b.c, code, t["token"], "start", {}) == "ok"
@@ -466,5 +475,8 @@ def test_socket_row(browsers: Browsers, row: str) -> None:
             with _room(browsers) if row in CHANGING else contextlib.nullcontext(shared) as w:
                 code = new_code() if role == "stranger" else w.code
                 token = w.tokens[role] or "x"
-                got[role] = _command(browsers.c, code, token, row, FIELDS.get(row, {}))
+                fields = FIELDS.get(row, {})
+                if fields.get("player") == "ken":
+                    fields = {**fields, "player": w.ken}
+                got[role] = _command(browsers.c, code, token, row, fields)
     assert got == SOCKET[row]
