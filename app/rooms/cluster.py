@@ -420,6 +420,8 @@ class ClusterManager(RoomManager):
         room = await super().require(code)
         if op == "public":
             return room.room_public()
+        if op == "release":
+            return await room.release_person(str(args["guest_id"]))
         own = False
         if op == "join":
             player, token = await room.join(**args)
@@ -478,6 +480,9 @@ class ClusterManager(RoomManager):
 
     async def public(self, code: str) -> dict[str, Any]:
         return dict(await self._call(code, "public"))
+
+    async def release_person(self, code: str, guest_id: str) -> int:
+        return int(await self._call(code, "release", guest_id=guest_id))
 
     async def open_socket(
         self, code: str, token: str, conn: Connection, since: Resume | None

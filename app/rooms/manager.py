@@ -156,6 +156,11 @@ class RoomManager:
         )
         return room.code, player, token, own
 
+    async def release_person(self, code: str, guest_id: str) -> int:
+        """The guest moved to another browser: their place in this room
+        leaves the old one too (Room.release_person)."""
+        return await (await self.require(code)).release_person(guest_id)
+
     async def public(self, code: str) -> dict[str, Any]:
         return (await self.require(code)).room_public()
 

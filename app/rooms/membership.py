@@ -241,6 +241,13 @@ class Membership:
         on any device and get their own seat back)."""
         return next((p for p in self.humans() if p.account_id == account_id and p.token_hash), None)
 
+    def waiting_for(self, guest_id: str | None) -> PlayerRecord | None:
+        """The guest's place here that a move made elsewhere released (no
+        token: no device holds it), for them to take on their new browser."""
+        if not guest_id:
+            return None
+        return next((p for p in self.humans() if p.guest_id == guest_id and not p.token_hash), None)
+
     def new_claim(
         self, p: PlayerRecord, by: PlayerRecord, hashed: str | None = None
     ) -> tuple[str, float]:

@@ -290,6 +290,10 @@ class Room:
                 if known is not None:
                     known.lent = False  # the person themselves, on a device of theirs
                     return known, await self._move_device(known, guest_id, hashed=token_hash)
+            waiting = members.waiting_for(guest_id)
+            if waiting is not None:  # moved here from another room: their place
+                waiting.lent = False
+                return waiting, await self._move_device(waiting, None, hashed=token_hash)
             members.check_may_join(guest_id, account_id, self.settings.locked)
             seat = None if spectator or self.table.playing else members.free_seat()
             player, token = members.add_person(
@@ -347,6 +351,30 @@ class Room:
                 hashed=token_hash,
             )
             return person, token, claim.own
+
+    async def release_person(self, guest_id: str) -> int:
+        """The guest `guest_id` moved to another browser with a move link made
+        in another room: their place here leaves the old browser too (its
+        token void, its sockets closed and told why), and waits for them to
+        open the room on the new one (`join` finds it by their guest id).
+        How many places were released."""
+        async with self.lock:
+            if self.closed:
+                return 0
+            held = [p for p in self.members.humans() if p.guest_id == guest_id and p.token_hash]
+            for person in held:
+                self.members.remember_replaced(person, person.name, True)
+                self.members.void_token(person)
+                self.delivery.close_person(
+                    person.player_id, CLOSE_MOVED, "you moved to another device"
+                )
+                self.members.left(person.player_id, self.settings.disconnect_grace)
+            if held:
+                self._mark_idle()
+                await self.save()
+                self._schedule_presence()
+                self.change([room_event("moved", seat=p.seat, name=p.name) for p in held])
+            return len(held)
 
     async def _move_device(
         self,
