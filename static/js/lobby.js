@@ -234,7 +234,10 @@ export async function joinRoom(code, name, spectator) {
 export async function claimSeat(code, claim) {
   const r = await api(`/api/rooms/${encodeURIComponent(code)}/claim`, { method: "POST", body: { claim } });
   rememberSeat(r.code, { token: r.token, seat: r.seat, name: savedName() || null, player: r.player });
-  toast("Welcome back: your seat is yours again on this device.");
+  const others = r.moved_with || [];
+  toast(others.length
+    ? `Welcome back: your seat is yours again on this device, and so are your places in ${others.length} other room${others.length > 1 ? "s" : ""} (${others.join(", ")}): open each and join to take yours.`
+    : "Welcome back: your seat is yours again on this device.");
   go(`/r/${r.code}`);
 }
 
@@ -394,7 +397,7 @@ function moveBox(room, socket) {
       const link = `${inviteLink(room.code)}#claim=${r.data.claim}`;
       const qr = await api("/api/qr", { method: "POST", body: { text: link } });
       mount(box,
-        h("p.muted", "Open this on your other device (once, within 15 minutes). This one will leave the room."),
+        h("p.muted", "Open this on your other device (once, within 15 minutes). This browser then stops being you: your place here and in your other rooms, your games, records and turn alerts all move to the new one."),
         h("img.qr", { src: qr.svg, alt: "QR code of the link" }),
         h("input", { type: "text", readonly: true, value: link, "aria-label": "Link to your place", onfocus: (e) => e.target.select() }));
     } catch (e) {
