@@ -222,6 +222,7 @@ async def set_settings(
 ) -> None:
     _require_host(room, player)
     room.settings = parse_settings(cmd.get("settings"), room.settings)
+    room.settings_at = room.clock()
     room.record.settings = room.settings.model_dump()
     await room.save()
     room.reschedule()

@@ -125,6 +125,10 @@ class Room:
         self.on_close = on_close
         self.seeds = seeds
         self.settings: RoomSettings = parse_settings(record.settings)
+        #: when the host last changed the settings: a turn timer they set
+        #: mid-turn counts from then, not from the turn's start (a host cannot
+        #: time a friend's long think out at once)
+        self.settings_at = 0.0
         self.lock = asyncio.Lock()
         self.closed = False
         game = games[record.game]
@@ -683,7 +687,12 @@ class Room:
         else:
             seat = people[0] if len(to_act) == 1 else None
             timers.start(
-                "turn", "turn", since + limit, self._on_turn_timer, key=frozenset(to_act), seat=seat
+                "turn",
+                "turn",
+                max(since, self.settings_at) + limit,
+                self._on_turn_timer,
+                key=frozenset(to_act),
+                seat=seat,
             )
         for seat in to_act:
             slot = f"bot:{seat}"

@@ -130,3 +130,17 @@ async def test_a_locked_room_lets_nobody_new_in() -> None:
     assert err.value.code == "locked"  # type: ignore[attr-defined]
     assert _stored(room) == before
     await room.shutdown()
+
+
+async def test_a_turn_timer_set_mid_turn_counts_from_the_change() -> None:
+    """A host who sets a 5 s turn timer while a friend has thought for a
+    minute gives them 5 s from now, not a timeout at once."""
+    room = new_room(TINY, options={"bidding": False})
+    ann, _bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    assert room.timers.get("turn") is None
+    room.table.changed_at -= 60  # the turn began a minute ago
+    await room.handle(ann, 2, "cmd", {"type": "set_settings", "settings": {"turn_timer": 5}})
+    turn = room.timers.get("turn")
+    assert turn is not None and turn.deadline >= room.clock() + 4.9
+    await room.shutdown()
