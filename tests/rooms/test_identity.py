@@ -6,6 +6,7 @@ changed nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 
 import pytest
@@ -143,4 +144,32 @@ async def test_a_turn_timer_set_mid_turn_counts_from_the_change() -> None:
     await room.handle(ann, 2, "cmd", {"type": "set_settings", "settings": {"turn_timer": 5}})
     turn = room.timers.get("turn")
     assert turn is not None and turn.deadline >= room.clock() + 4.9
+    await room.shutdown()
+
+
+async def test_a_running_wait_keeps_its_deadline_when_the_host_changes_its_setting() -> None:
+    room = new_room(TINY, settings={"posso_window": 8})
+    ann, _bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    window = room.timers.get("game")
+    assert window is not None and window.kind == "posso_window"
+    await room.handle(ann, 2, "cmd", {"type": "set_settings", "settings": {"posso_window": 1}})
+    assert room.timers.get("game") is window, "the running window goes on as it was"
+    await room.shutdown()
+
+
+async def test_auto_bot_turned_on_mid_game_takes_a_seat_past_its_grace() -> None:
+    room = new_room(
+        TINY, settings={"disconnect_grace": 1, "auto_bot": False}, options={"bidding": False}
+    )
+    ann, bob = await seat_people(room, 2)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    await room.disconnect(bob)
+    room.members.away_since[bob.player_id] -= 5  # long past his grace
+    room.reschedule()
+    await asyncio.sleep(0.05)
+    assert 1 not in room.table.auto, "auto_bot off: nobody takes over"
+    await room.handle(ann, 2, "cmd", {"type": "set_settings", "settings": {"auto_bot": True}})
+    await asyncio.sleep(0.05)
+    assert 1 in room.table.auto
     await room.shutdown()
