@@ -36,6 +36,7 @@ from app.api import ws as ws_api
 from app.api.client import BuildHeader, build_id, serve_client
 from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
+from app.api.origins import SameOrigin
 from app.bots.thinking import PoolThinker
 from app.core.config import Settings, get_settings
 from app.db.push import PushStore
@@ -326,6 +327,8 @@ def create_app(
     build = app.state.build = build_id(static_dir) if static_dir.is_dir() else None
     if build is not None:
         app.add_middleware(BuildHeader, build=build)
+    # inside SecurityHeaders, so that a refusal carries the headers too
+    app.add_middleware(SameOrigin, public_url=settings.public_url)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts

@@ -39,11 +39,18 @@ def http_error(err: RoomError) -> HTTPException:
     return HTTPException(_STATUS.get(err.code, 400), detail=err.as_dict())
 
 
+#: longer than any code ever stored (a column of 32): what is kept of a
+#: normalised code that is too long, so that it stays one no room has
+MAX_CODE_KEPT = 100
+
+
 def room_code(code: str) -> str:
     """The room code of a route's path, normalised once, here at the boundary
     (any case, spaces, dashes), so everything below - one process or several,
-    the socket caps - sees the code as stored."""
-    return normalise_code(code[:100])
+    the socket caps - sees the code as stored.  Normalised whole, then cut:
+    cut first, a valid code followed by enough dashes would lose whatever
+    came after them and be taken for the code alone."""
+    return normalise_code(code)[:MAX_CODE_KEPT]
 
 
 #: a route's `{code}`, normalised

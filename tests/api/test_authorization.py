@@ -203,7 +203,8 @@ FIELDS: dict[str, dict[str, Any]] = {
 
 #: a browser's subscription at a push service the server sends to (nobody is
 #: due a nudge in this room: the host, connected, is to act)
-PUSH_SUBSCRIPTION = Browser().subscription("https://fcm.googleapis.com/fcm/send/matrix")
+PUSH_ENDPOINT = "https://fcm.googleapis.com/fcm/send/matrix"
+PUSH_SUBSCRIPTION = Browser().subscription(PUSH_ENDPOINT)
 SETTINGS = {"disconnect_grace": 0, "auto_bot": False, "bot_delay": 0}
 PASSWORD = "correct horse battery"
 _names = itertools.count()
@@ -371,7 +372,8 @@ def _http(b: Browsers, w: World, row: str, role: str) -> Any:
         "/api/accounts/signup": {"name": f"new{next(_names)}", "password": PASSWORD},
         "/api/accounts/signin": {"name": "nobody here", "password": "wrong password"},
         "/api/replay": {"game": "tiny"},
-        "/api/me/push": PUSH_SUBSCRIPTION,
+        # each role's browser its own endpoint: one never becomes another's
+        "/api/me/push": {**PUSH_SUBSCRIPTION, "endpoint": f"{PUSH_ENDPOINT}-{role}"},
     }
     with b.as_(dict(w.cookies[role])) as c:
         r = c.request(method, path, json=bodies.get(path))

@@ -24,11 +24,12 @@ BIN = Path(sys.executable).parent
 
 
 class LoggedServer:
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
+        """`env`: more settings for the server (e.g. PUBLIC_URL)."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = data / "server.log"
-        env = {**os.environ, "DATA_DIR": str(data), "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "DATA_DIR": str(data), "PYTHONUNBUFFERED": "1", **(env or {})}
         env.pop("DATABASE_URL", None)
         env.pop("REDIS_URL", None)
         subprocess.run(
