@@ -5,25 +5,61 @@ changing anything, and ends in the room's one `change`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
 
 from app.bots import DEFAULT_LEVEL, LEVELS
+from app.games.base import Event, Game
+from app.rooms.clock import Clock
 from app.rooms.connection import Connection
+from app.rooms.delivery import Delivery
 from app.rooms.errors import RoomError
 from app.rooms.events import CLOSE_KICKED, CLOSE_LEFT, room_event
-from app.rooms.membership import SEAT_LINK_FLOOR
-from app.rooms.settings import parse_settings
-from app.rooms.table import FINISHED
+from app.rooms.membership import SEAT_LINK_FLOOR, Membership
+from app.rooms.quiet import QuietPosso
+from app.rooms.settings import RoomSettings, parse_settings
+from app.rooms.table import FINISHED, Table
 from app.rooms.text import clean_chat
-from app.store.records import PlayerRecord
+from app.store.records import PlayerRecord, RoomRecord
 
-if TYPE_CHECKING:
-    from app.rooms.room import Room
+
+class Room(Protocol):
+    """The room as its commands see it (app/rooms/room.py's `Room` is one):
+    named here, so that the room can run commands without the two modules
+    importing each other."""
+
+    members: Membership
+    table: Table
+    delivery: Delivery
+    quiet: QuietPosso
+    settings: RoomSettings
+    settings_at: float
+    games: Mapping[str, Game[Any]]
+    clock: Clock
+
+    @property
+    def record(self) -> RoomRecord: ...
+
+    def change(
+        self, events: list[Event], *, with_view: bool = ..., room_changed: bool = ...
+    ) -> None: ...
+
+    async def save(self) -> None: ...
+
+    async def start(self) -> None: ...
+
+    def reschedule(self, *, presence: bool = ...) -> None: ...
+
+    async def remove_person(
+        self, person: PlayerRecord, code: int, reason: str, what: str
+    ) -> None: ...
+
+    def away_too_long(self, pid: str, grace: float | None = ...) -> float: ...
+
 
 #: a command may answer with data for the ack (`seat_link`: the link's secret)
 Command = Callable[
-    ["Room", Connection, PlayerRecord, dict[str, Any]], Awaitable[dict[str, Any] | None]
+    [Room, Connection, PlayerRecord, dict[str, Any]], Awaitable[dict[str, Any] | None]
 ]
 
 
