@@ -274,6 +274,9 @@ async def make_host(
     heir = _person_in(room, seat)
     room.members.host = heir.player_id
     await room.save()
+    # a host who is away passes the role on after the grace: the wait is set
+    # for the new host too (it was set, if at all, for the last one)
+    room.reschedule()
     room.change([room_event("host", seat=seat, name=heir.name)])
 
 
