@@ -30,6 +30,7 @@ from app.api import history as history_api
 from app.api import push as push_api
 from app.api import pwa as pwa_api
 from app.api import qr as qr_api
+from app.api import ready as ready_api
 from app.api import records as records_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
@@ -62,6 +63,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     accounts_api.router,
     qr_api.router,
     push_api.router,
+    ready_api.router,
     pwa_api.router,  # before the client's files (`serve_client`), which would shadow it
 )
 
@@ -267,6 +269,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await check_schema(app)  # an unmigrated database is one clear error, not a later crash
+        unwatch = app.state.readiness.watch_sigterm()  # not ready from SIGTERM on
         thinker.open()
         nudges = await _start_push(app, settings, manager)
         recovered = await manager.recover()
@@ -290,6 +293,8 @@ def create_app(
             else asyncio.sleep(0)
         )
         yield
+        app.state.readiness.draining = True  # however the stop began
+        unwatch()
         chores = (housekeeping, sweeping, warming, purging)
         for task in chores:
             task.cancel()
@@ -329,6 +334,9 @@ def create_app(
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
+    app.state.readiness = ready_api.Readiness(
+        getattr(app.state, "db_engine", None), cluster.redis if cluster is not None else None
+    )
     app.state.rooms = manager
 
     @app.get("/api/health")
