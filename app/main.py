@@ -37,6 +37,7 @@ from app.api import ws as ws_api
 from app.api.client import BuildHeader, build_id, serve_client
 from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
+from app.api.metrics import serve_metrics
 from app.bots.thinking import PoolThinker
 from app.core.config import Settings, get_settings
 from app.db.push import PushStore
@@ -348,6 +349,7 @@ def create_app(
     async def games() -> list[dict[str, Any]]:
         return [_game_info(g) for g in GAMES.values()]
 
+    serve_metrics(app, settings)  # METRICS=true only
     for router in ROUTERS:
         app.include_router(router)
 

@@ -95,6 +95,11 @@ class Settings(BaseSettings):
     #: tests only: also take http:// push endpoints (a loopback push service)
     push_plain_http: bool = False
 
+    #: serve Prometheus metrics at /metrics (app/api/metrics.py), to a scraper
+    #: that sends `Authorization: Bearer <metrics_token>`; a token is required
+    metrics: bool = False
+    metrics_token: str = ""
+
     #: seconds between purges of expired sign-in sessions
     session_purge_every: float = Field(default=3600.0, gt=0)
 

@@ -23,12 +23,14 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
+from time import perf_counter
 from typing import Any
 
 import orjson
 
 from app.bots import DEFAULT_LEVEL, LEVELS
 from app.bots.thinking import InlineThinker, Job, Thinker, heuristic_move
+from app.core import metrics
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
@@ -406,6 +408,7 @@ class Room:
     ) -> None:
         """Apply one client message; the reply (ack or error) goes to `conn`
         only, in the same frame as what the message changed (`Connection.hold`)."""
+        started, refused = perf_counter(), None  # for app/core/metrics.py
         async with self.lock:
             conn.hold()
             try:
@@ -418,10 +421,12 @@ class Room:
                 else:
                     data = await run_command(self, conn, player, payload)
             except (RoomError, IllegalAction) as err:
+                refused = err.code
                 conn.push(self.error_frame(msg_id, err))
                 self._check_moved(err)
             except Exception:
                 log.exception("room %s: unexpected error on %s %r", self.code, kind, payload)
+                refused = "bad_action"
                 oops = RoomError("bad_action", "the server could not process that message")
                 conn.push(self.error_frame(msg_id, oops))
             else:
@@ -429,6 +434,7 @@ class Room:
                 conn.push(orjson.dumps({**ack, "data": data} if data else ack).decode())
             finally:
                 conn.release()
+        metrics.handled(kind, refused, started)
 
     def error_frame(self, msg_id: Any, err: RoomError | IllegalAction) -> str:
         return orjson.dumps({"re": msg_id, "error": err.as_dict(), "v": self.v}).decode()

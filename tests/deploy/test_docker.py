@@ -166,7 +166,10 @@ def test_caddy_reads_the_caddyfile_as_meant() -> None:
         return
     (server,) = _caddy_adapt(caddy, None)["apps"]["http"]["servers"].values()
     assert server["listen"] == [":80"]
-    (route,) = server["routes"]
+    blocked, route = server["routes"]
+    # the metrics never reach the public, whatever the token (app/api/metrics.py)
+    assert blocked["match"] == [{"path": ["/metrics*"]}]
+    assert blocked["handle"] == [{"handler": "static_response", "status_code": 404}]
     (proxy,) = route["handle"]
     assert proxy["handler"] == "reverse_proxy"
     assert sorted(u["dial"] for u in proxy["upstreams"]) == sorted(caddy_upstreams())
