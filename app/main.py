@@ -39,6 +39,7 @@ from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
 from app.api.metrics import serve_metrics
 from app.bots.thinking import PoolThinker
+from app.core import logs
 from app.core.config import Settings, get_settings
 from app.db.push import PushStore
 from app.db.records import DbRecords
@@ -242,6 +243,7 @@ def create_app(
     """`seeds` gives each new game its seed (default: from `secrets`; tests
     pass a seeded generator, so a failure can name the seed that dealt it)."""
     settings = settings or get_settings()
+    logs.configure(settings.log_format)  # LOG_FORMAT=json: every line as JSON
     if seeds is None and settings.deal_seed is not None:
         seeds = _seeded(settings.deal_seed)
     if records is None:  # the durable default: SQLite under data/, or DATABASE_URL

@@ -30,7 +30,7 @@ import orjson
 
 from app.bots import DEFAULT_LEVEL, LEVELS
 from app.bots.thinking import InlineThinker, Job, Thinker, heuristic_move
-from app.core import metrics
+from app.core import logs, metrics
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
@@ -409,6 +409,7 @@ class Room:
         """Apply one client message; the reply (ack or error) goes to `conn`
         only, in the same frame as what the message changed (`Connection.hold`)."""
         started, refused = perf_counter(), None  # for app/core/metrics.py
+        logs.in_room(self.code, self.table.game_id)  # this task's log lines name them
         async with self.lock:
             conn.hold()
             try:
@@ -486,6 +487,7 @@ class Room:
         self.members.grow(table.game.max_seats)
         await self.save()
         events.append(room_event("finished", result=result))
+        log.info("room %s: game %s of %s over", self.code, table.game_id, table.game.name)
 
     async def start(self) -> None:
         """Deal a new game to the seated people (and bots)."""
@@ -528,6 +530,8 @@ class Room:
             members.add_bot(bot, None)
         members.seat_to(order)
         self.table.begin(order, seed, state, game_id)
+        logs.in_room(self.code, game_id)
+        log.info("room %s: game %d of %s started", self.code, game_id, game.name)
         self.delivery.restart_history()
         self._stop_waits()
         await self.save()
@@ -680,6 +684,7 @@ class Room:
 
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         """How a timer's callback runs: under the lock, one change at a time."""
+        logs.in_room(self.code, self.table.game_id)
         async with self.lock:
             if not self.closed or not self.stored:  # a closed room's last save retries
                 await step()

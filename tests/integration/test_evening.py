@@ -4,11 +4,16 @@ run once with METRICS=true and LOG_FORMAT=json:
 - its metrics (app/api/metrics.py) match what the evening did, count by
   count, carry no room code, person or game id, and are refused to anyone
   without the token;
-- after a restart, the first use of a room counts a rebuild.
+- after a restart, the first use of a room counts a rebuild;
+- its log is one JSON object per line, the access log included, names the
+  room and the game of what happened in them, and holds none of the
+  evening's secrets (seat tokens, cookies, passwords, link secrets, a push
+  subscription's keys).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,3 +143,27 @@ def test_metrics_are_refused_without_the_token(tmp_path: Path) -> None:
         assert scrape(server)[1]
     finally:
         server.stop()
+
+
+def test_the_log_is_json_lines_naming_room_and_game(night: Evening) -> None:
+    lines = [json.loads(line) for line in night.log.splitlines() if line.strip()]
+    assert all({"time", "level", "logger", "message"} <= line.keys() for line in lines)
+    code, game = night.run.codes["bigtwo"], night.run.game_ids[0]
+    said = {
+        line["message"].rsplit(" ", 1)[1]
+        for line in lines
+        if line.get("room") == code and line.get("game") == game
+    }
+    assert {"started", "over"} <= said, said
+    access = [line for line in lines if line["logger"] == "uvicorn.access"]
+    refused = f"/api/rooms/{night.run.codes['posso']}/join"
+    assert [a["status"] for a in access if a["path"] == refused] == [200, 429]
+    assert all(a["method"] and a["client"] for a in access)
+
+
+def test_no_secret_the_evening_handed_out_reaches_the_log(night: Evening) -> None:
+    secrets = set(night.run.secrets)
+    assert len(secrets) >= 20
+    found = [s for s in secrets if s in night.log]
+    assert not found, f"{len(found)} secret(s) in the log"
+    assert "Traceback" not in night.log and '"level": "ERROR"' not in night.log
