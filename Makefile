@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-slow sim lint typecheck bench bench-guard install clean
+.PHONY: run test test-slow sim lint typecheck bench bench-guard install clean backup
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ run: $(STAMP)
 	mkdir -p data
 	$(BIN)/alembic upgrade head
 	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --ws websockets-sansio --ws-per-message-deflate false --ws-max-size 65536
+
+# a consistent copy of the live database under backups/ (or DEST=...): SQLite's
+# online backup API, or pg_dump for PostgreSQL (app/db/backup.py; README "Backups")
+backup: $(STAMP)
+	$(BIN)/python -m app.db.backup $(DEST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

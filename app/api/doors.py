@@ -31,6 +31,7 @@ from limits.storage import storage_from_string
 from starlette.requests import HTTPConnection
 
 from app.api.deps import get_app_settings
+from app.core import metrics
 from app.core.config import Settings
 from app.store.outage import Outage
 from app.store.sockets import MemorySockets, OpenSockets, Place, RedisSockets
@@ -86,6 +87,8 @@ class Doors:
             REPLAYS.name: RateLimitItemPerMinute(settings.replays_per_minute),
         }
         self.sockets = SocketCount(settings, _sockets(settings))
+        for name in self.items:  # each door served at 0 before its first refusal
+            metrics.RATE_LIMITED.labels(name)
         self.outage = Outage(
             log, "rate limits not counted: their storage is away (%s)", "rate limits counted again"
         )
@@ -104,6 +107,7 @@ class Doors:
             # outage - friends keep playing while a counter is unreachable
             self.outage.failed(err)
             return
+        metrics.RATE_LIMITED.labels(door.name).inc()
         wait = max(1, math.ceil(stats.reset_time - time.time()))
         per = "hour" if item.GRANULARITY.name == "hour" else "minute"
         raise Refused(

@@ -23,6 +23,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from app.api.deps import RoomCode, get_app_settings
 from app.api.doors import LOOKUPS, Doors, Refused, address_of, doors_of
+from app.core import logs
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
 from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
@@ -158,6 +159,7 @@ def _resume(body: dict[str, Any]) -> Resume | None:
 
 async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
     rooms: RoomManager = websocket.app.state.rooms
+    logs.in_room(code)  # the socket's own log lines name its room
     dead = asyncio.Event()
     conn = Connection(_sender(websocket), websocket.close, on_dead=dead.set, batch=hello.batch)
     try:

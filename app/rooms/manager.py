@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
+from time import perf_counter
 from typing import Any, Protocol
 
 from app.bots.thinking import Thinker
+from app.core import metrics
 from app.games.base import Game
 from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
@@ -98,7 +100,11 @@ class RoomManager:
         self._loading[code] = done
         try:
             try:
+                started = perf_counter()
                 room = await self._load(code)
+                if room is not None:
+                    metrics.REBUILDS.inc()
+                    metrics.since(metrics.REBUILD_SECONDS, started)
             except (RoomError, asyncio.CancelledError):
                 raise
             except Exception as err:  # storage away: a clear refusal, tried again later

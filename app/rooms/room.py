@@ -23,12 +23,14 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
+from time import perf_counter
 from typing import Any
 
 import orjson
 
 from app.bots import DEFAULT_LEVEL, LEVELS
 from app.bots.thinking import InlineThinker, Job, Thinker, heuristic_move
+from app.core import logs, metrics
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
@@ -465,6 +467,8 @@ class Room:
     ) -> None:
         """Apply one client message; the reply (ack or error) goes to `conn`
         only, in the same frame as what the message changed (`Connection.hold`)."""
+        started, refused = perf_counter(), None  # for app/core/metrics.py
+        logs.in_room(self.code, self.table.game_id)  # this task's log lines name them
         async with self.lock:
             conn.hold()
             try:
@@ -477,10 +481,12 @@ class Room:
                 else:
                     data = await run_command(self, conn, player, payload)
             except (RoomError, IllegalAction) as err:
+                refused = err.code
                 conn.push(self.error_frame(msg_id, err))
                 self._check_moved(err)
             except Exception:
                 log.exception("room %s: unexpected error on %s %r", self.code, kind, payload)
+                refused = "bad_action"
                 oops = RoomError("bad_action", "the server could not process that message")
                 conn.push(self.error_frame(msg_id, oops))
             else:
@@ -488,6 +494,7 @@ class Room:
                 conn.push(orjson.dumps({**ack, "data": data} if data else ack).decode())
             finally:
                 conn.release()
+        metrics.handled(kind, refused, started)
 
     def error_frame(self, msg_id: Any, err: RoomError | IllegalAction) -> str:
         return orjson.dumps({"re": msg_id, "error": err.as_dict(), "v": self.v}).decode()
@@ -539,6 +546,7 @@ class Room:
         self.members.grow(table.game.max_seats)
         await self.save()
         events.append(room_event("finished", result=result))
+        log.info("room %s: game %s of %s over", self.code, table.game_id, table.game.name)
 
     async def start(self) -> None:
         """Deal a new game to the seated people (and bots)."""
@@ -581,6 +589,8 @@ class Room:
             members.add_bot(bot, None)
         members.seat_to(order)
         self.table.begin(order, seed, state, game_id)
+        logs.in_room(self.code, game_id)
+        log.info("room %s: game %d of %s started", self.code, game_id, game.name)
         self.delivery.restart_history()
         self._stop_waits()
         await self.save()
@@ -736,6 +746,7 @@ class Room:
 
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         """How a timer's callback runs: under the lock, one change at a time."""
+        logs.in_room(self.code, self.table.game_id)
         async with self.lock:
             if not self.closed or not self.stored:  # a closed room's last save retries
                 await step()

@@ -101,6 +101,7 @@ OWN_RECORDS = {**every(403), "host": 200}
 #: HTTP routes: the status code each role gets
 HTTP: dict[str, dict[str, Any]] = {
     "GET /api/health": every(200),
+    "GET /api/ready": every(200),
     "GET /api/games": every(200),
     "GET /api/room-settings": every(200),
     "POST /api/rooms": every(200),
