@@ -171,6 +171,8 @@ SOCKET: dict[str, dict[str, str]] = {
     "seat_link": command("not_seated", "ok", "ok"),
     "move_link": command("ok", "ok", "ok"),
     "resync": command("ok", "ok", "ok"),
+    # older pages of the game's story, each asker's own (app/rooms/story.py)
+    "story": command("ok", "ok", "ok"),
     # a person's own Posso switches: anyone's own, told to nobody else
     "posso_quiet": command("ok", "ok", "ok"),
     # a card nobody holds: the host is to act, the others wait their turn
@@ -193,6 +195,7 @@ FIELDS: dict[str, dict[str, Any]] = {
     "hand_to_bot": {"seat": 3},
     "seat_link": {"seat": 3},
     "posso_quiet": {"helpful": True},
+    "story": {"before": 1},
 }
 
 #: a browser's subscription at a push service the server sends to (nobody is
