@@ -171,24 +171,19 @@ export function optionsForm(game, current = {}) {
     fields.push({ key, read, def: p.default ?? null, start: start ?? null });
   }
   if (!fields.length) box.append(h("p.muted", "This game has no house rules to choose."));
+  /** The fields whose value is not their `from` ("def" or "start") value. */
+  const differing = (from) => {
+    const out = {};
+    for (const f of fields) {
+      const v = f.read();
+      if (v !== f[from]) out[f.key] = v;
+    }
+    return out;
+  };
   return {
     el: box,
-    values() {
-      const out = {};
-      for (const f of fields) {
-        const v = f.read();
-        if (v !== f.def) out[f.key] = v;
-      }
-      return out;
-    },
-    changed() {
-      const out = {};
-      for (const f of fields) {
-        const v = f.read();
-        if (v !== f.start) out[f.key] = v;
-      }
-      return out;
-    },
+    values: () => differing("def"),
+    changed: () => differing("start"),
   };
 }
 
