@@ -93,11 +93,14 @@ class Doors:
             log, "rate limits not counted: their storage is away (%s)", "rate limits counted again"
         )
 
-    async def pass_through(self, door: Door, address: str) -> None:
-        """Count one use of `door` by `address`, or raise Refused if it is shut."""
+    async def pass_through(self, door: Door, address: str, *, count: bool = True) -> None:
+        """Count one use of `door` by `address` (`address` may be any key: a
+        seat's sockets count on their own), or raise Refused if it is shut;
+        with `count=False` only see whether it is shut."""
         item = self.items[door.name]
         try:
-            if await self.limiter.hit(item, door.name, address):
+            limiter = self.limiter
+            if await (limiter.hit if count else limiter.test)(item, door.name, address):
                 self.outage.answered()
                 return
             stats = await self.limiter.get_window_stats(item, door.name, address)

@@ -372,6 +372,17 @@ async def resync(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[s
     room.delivery.send_view(conn)
 
 
+async def older_story(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> dict[str, Any]:
+    """A page of the events before `before` that the asker's seat may see
+    (app/rooms/story.py): anyone in the room, nothing changes."""
+    before = cmd.get("before")
+    if isinstance(before, bool) or not isinstance(before, int) or before < 0:
+        raise RoomError("bad_before", "before must be a room version (a whole number, 0 or more)")
+    return room.delivery.older(conn, before)
+
+
 COMMANDS: dict[str, Command] = {
     "sit": sit,
     "start": start,
@@ -390,4 +401,5 @@ COMMANDS: dict[str, Command] = {
     "move_link": move_link,
     "resync": resync,
     "posso_quiet": posso_quiet,
+    "story": older_story,
 }

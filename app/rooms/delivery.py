@@ -29,6 +29,7 @@ import orjson
 
 from app.bots import DEFAULT_LEVEL
 from app.games.base import Event
+from app.rooms import story
 from app.rooms.connection import Connection
 from app.rooms.membership import SEAT_LINK_FLOOR, Membership
 from app.rooms.quiet import QuietPosso
@@ -96,13 +97,21 @@ class Delivery:
         elif resume is not None and resume.incarnation == self.incarnation:
             since = resume.v
         if since is not None and self.history_floor <= since <= self.v:
-            seat = self.table.game_seat.get(conn.player_id)
-            for v, frames in self.history:
-                if v > since:
-                    for to, frame in frames:
-                        if to is None or to == seat:
-                            conn.push(frame)
+            # one page of it at most: a long game's whole story was more than
+            # a socket may queue, and dropped the socket as it joined
+            told = story.page(self.history, self.table.game_seat.get(conn.player_id), since=since)
+            if told.before is not None:
+                conn.push(story.more_frame(told.before))
+            conn.push_all(told.frames)
         return len(conns) == 1
+
+    def older(self, conn: Connection, before: int) -> dict[str, Any]:
+        """A page of the kept events older than `before` that `conn`'s seat
+        may see (the `story` command): the log asks for it when scrolled back."""
+        told = story.page(
+            self.history, self.table.game_seat.get(conn.player_id), since=0, before=before
+        )
+        return {"events": [orjson.loads(f) for f in told.frames], "before": told.before}
 
     def remove(self, conn: Connection) -> bool:
         """Forget `conn`; True if it was its person's last socket."""

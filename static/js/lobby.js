@@ -54,12 +54,19 @@ export async function loadSettingsSchema() {
   return settingsCache;
 }
 
-export function settingsForm(info) {
+/** The room settings form, opened at `current` (a room's stored settings)
+ * and showing only what applies to `game` (Posso's timers for Posso). */
+export function settingsForm(info, current = {}, game = null) {
   if (!info || !info.schema) return null;
-  const props = info.schema.properties || {};
-  for (const [k, p] of Object.entries(props)) if (!p.description && SETTING_HELP[k]) p.description = SETTING_HELP[k];
-  return optionsForm({ name: "room", options_schema: info.schema });
+  const props = {};
+  for (const [k, p] of Object.entries(info.schema.properties || {})) {
+    if (game && POSSO_ONLY.has(k) && game !== "posso") continue;
+    props[k] = !p.description && SETTING_HELP[k] ? { ...p, description: SETTING_HELP[k] } : p;
+  }
+  return optionsForm({ name: "room", options_schema: { ...info.schema, properties: props } }, current);
 }
+/** Settings only Posso uses: its window, answer and cut timers. */
+const POSSO_ONLY = new Set(["posso_window", "posso_answer", "cut"]);
 
 function nameField(id) {
   return h("input", {
@@ -438,7 +445,8 @@ export function lobbyPanel(ctx, games) {
     const build = () => {
       const g = games?.find((x) => x.name === picked);
       if (!g) return;
-      form = optionsForm(g);
+      // the room's game opens at its saved rules, another game at its defaults
+      form = optionsForm(g, picked === room.game ? room.options || {} : {});
       mount(box, form.el);
     };
     sel.addEventListener("change", () => {
@@ -454,7 +462,9 @@ export function lobbyPanel(ctx, games) {
           onclick: async () => {
             err.textContent = "";
             try {
-              await socket.cmd({ type: "set_game", game: picked, options: form.values() });
+              // the saved rules with what the host changed (set_game replaces them all)
+              const options = picked === room.game ? { ...(room.options || {}), ...form.changed() } : form.values();
+              await socket.cmd({ type: "set_game", game: picked, options });
               toast("House rules saved.");
             } catch (e) {
               err.textContent = e.message;
@@ -521,29 +531,19 @@ function settingsEditor(ctx) {
   const box = h("details.hostrules", h("summary", "Room settings"));
   const err = h("p.err");
   loadSettingsSchema().then((info) => {
-    const f = settingsForm(info);
+    // opened at the room's stored values; only what the host changes is sent
+    const f = settingsForm(info, room.settings || {}, room.game);
     if (!f) return;
-    // Show the room's current values.
-    for (const [k, v] of Object.entries(room.settings || {})) {
-      const input = f.el.querySelector(`[name="${k}"]`);
-      if (!input) continue;
-      if (input.type === "checkbox") input.checked = !!v;
-      else input.value = v === null ? "" : String(v);
-    }
     box.append(f.el, err, h("button", {
       onclick: async () => {
         err.textContent = "";
         try {
-          const values = f.values();
-          // values() lists changes from the defaults; send every field so a
-          // setting put back to its default is sent too.
-          const all = {};
-          for (const el of f.el.querySelectorAll("[name]")) {
-            const k = el.name;
-            if (k in values) all[k] = values[k];
-            else all[k] = info.defaults?.[k] ?? null;
+          const changed = f.changed();
+          if (!Object.keys(changed).length) {
+            toast("Nothing changed.");
+            return;
           }
-          await socket.cmd({ type: "set_settings", settings: all });
+          await socket.cmd({ type: "set_settings", settings: changed });
           toast("Room settings saved.");
         } catch (e) {
           err.textContent = e.message;

@@ -20,6 +20,15 @@ export function logPanel() {
       if (list.children.length > 400) list.firstChild.remove();
       scroll();
     },
+    /** Older lines, above the others (the log's "Earlier moves"); the
+     * newest stay in view. */
+    prepend(older) {
+      older = older.slice(Math.max(0, older.length - (400 - lines.length)));
+      if (!older.length) return;
+      lines.unshift(...older);
+      const first = list.querySelector("li");
+      for (const { text, cls } of older) list.insertBefore(h("li", { class: cls || null }, text), first);
+    },
     scroll,
   };
 }

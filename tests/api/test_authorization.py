@@ -177,6 +177,8 @@ SOCKET: dict[str, dict[str, str]] = {
     # Ken was removed: only the host lets him back in
     "let_in": command("not_host", "not_host", "ok"),
     "resync": command("ok", "ok", "ok"),
+    # older pages of the game's story, each asker's own (app/rooms/story.py)
+    "story": command("ok", "ok", "ok"),
     # a person's own Posso switches: anyone's own, told to nobody else
     "posso_quiet": command("ok", "ok", "ok"),
     # a card nobody holds: the host is to act, the others wait their turn
@@ -200,6 +202,7 @@ FIELDS: dict[str, dict[str, Any]] = {
     "seat_link": {"seat": 3},
     "let_in": {"player": "ken"},
     "posso_quiet": {"helpful": True},
+    "story": {"before": 1},
 }
 
 #: a browser's subscription at a push service the server sends to (nobody is
