@@ -81,6 +81,7 @@ from app.store.records import (
     PlayerRecord,
     ReplacedToken,
     RoomRecord,
+    new_game_ref,
 )
 from app.store.records import Snapshot as StoredSnapshot
 
@@ -227,6 +228,7 @@ class DbRecords:
         seed: int,
         seats: list[str],
         epoch: int = 0,
+        public_id: str | None = None,
     ) -> int:
         return int(
             await self._write(
@@ -237,6 +239,7 @@ class DbRecords:
                 dict(options),
                 seed,
                 list(seats),
+                public_id or new_game_ref(),
                 fence=writes.Fence(epoch, code=room_code),
             )
         )
@@ -747,6 +750,7 @@ def _game_record(
         seed=int(g.seed),
         seats=[str(pid) for pid in g.seats],
         actions=actions,
+        public_id=g.public_id,
     )
 
 

@@ -262,6 +262,7 @@ def start_game(
     options: dict[str, Any],
     seed: int,
     seats: list[str],
+    public_id: str,
 ) -> int:
     """A new game row and who sits where; returns the game's id."""
     room_id = known.rooms.get(room_code)
@@ -290,6 +291,7 @@ def start_game(
                 "options": dict(options),
                 "seed": str(int(seed)),
                 "seats": list(seats),
+                "public_id": public_id,
             },
         ).scalar_one()
     )
