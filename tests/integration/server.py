@@ -28,6 +28,7 @@ class LoggedServer:
         """`env`: more settings for the server (e.g. PUBLIC_URL)."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.data = data  # DATA_DIR: the SQLite database, the log
         self.log = data / "server.log"
         env = {**os.environ, "DATA_DIR": str(data), "PYTHONUNBUFFERED": "1", **(env or {})}
         env.pop("DATABASE_URL", None)
