@@ -97,7 +97,7 @@ async def visible_game(db: AsyncSession, ref: str, me: Identity) -> h.GameInfo:
     try:
         await h.check_facts(db, info, who(me))
     except h.Refused as err:
-        raise (no_game(ref) if ref.isdigit() else fail(403, "private_game", err.message)) from None
+        raise await refused(db, info, ref, me, "private_game", err.message) from None
     return info
 
 
