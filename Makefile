@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-slow sim lint typecheck bench install clean
+.PHONY: run test test-slow sim lint typecheck bench bench-guard install clean backup
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ run: $(STAMP)
 	mkdir -p data
 	$(BIN)/alembic upgrade head
 	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --ws websockets-sansio --ws-per-message-deflate false --ws-max-size 65536
+
+# a consistent copy of the live database under backups/ (or DEST=...): SQLite's
+# online backup API, or pg_dump for PostgreSQL (app/db/backup.py; README "Backups")
+backup: $(STAMP)
+	$(BIN)/python -m app.db.backup $(DEST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -46,6 +51,12 @@ sim: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py
+
+# the hot path guard alone: the card room's instructions per action against the
+# bare fan-out server's, both under callgrind in one run (bench/guard.py);
+# exits 1 under the floor (70% of bare)
+bench-guard: $(STAMP)
+	$(BIN)/python bench/guard.py --check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

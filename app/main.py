@@ -30,13 +30,17 @@ from app.api import history as history_api
 from app.api import push as push_api
 from app.api import pwa as pwa_api
 from app.api import qr as qr_api
+from app.api import ready as ready_api
 from app.api import records as records_api
 from app.api import rooms as rooms_api
 from app.api import ws as ws_api
 from app.api.client import BuildHeader, build_id, serve_client
 from app.api.doors import Doors
 from app.api.headers import SecurityHeaders
+from app.api.metrics import serve_metrics
+from app.api.origins import SameOrigin
 from app.bots.thinking import PoolThinker
+from app.core import logs
 from app.core.config import Settings, get_settings
 from app.db.push import PushStore
 from app.db.records import DbRecords
@@ -62,6 +66,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     accounts_api.router,
     qr_api.router,
     push_api.router,
+    ready_api.router,
     pwa_api.router,  # before the client's files (`serve_client`), which would shadow it
 )
 
@@ -239,6 +244,7 @@ def create_app(
     """`seeds` gives each new game its seed (default: from `secrets`; tests
     pass a seeded generator, so a failure can name the seed that dealt it)."""
     settings = settings or get_settings()
+    logs.configure(settings.log_format)  # LOG_FORMAT=json: every line as JSON
     if seeds is None and settings.deal_seed is not None:
         seeds = _seeded(settings.deal_seed)
     if records is None:  # the durable default: SQLite under data/, or DATABASE_URL
@@ -267,6 +273,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await check_schema(app)  # an unmigrated database is one clear error, not a later crash
+        unwatch = app.state.readiness.watch_sigterm()  # not ready from SIGTERM on
         thinker.open()
         nudges = await _start_push(app, settings, manager)
         recovered = await manager.recover()
@@ -290,6 +297,8 @@ def create_app(
             else asyncio.sleep(0)
         )
         yield
+        app.state.readiness.draining = True  # however the stop began
+        unwatch()
         chores = (housekeeping, sweeping, warming, purging)
         for task in chores:
             task.cancel()
@@ -326,9 +335,14 @@ def create_app(
     build = app.state.build = build_id(static_dir) if static_dir.is_dir() else None
     if build is not None:
         app.add_middleware(BuildHeader, build=build)
+    # inside SecurityHeaders, so that a refusal carries the headers too
+    app.add_middleware(SameOrigin, public_url=settings.public_url)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(_SocketCounter, state=app.state)
     attach(app, records)  # records, and for a database also sessions and accounts
+    app.state.readiness = ready_api.Readiness(
+        getattr(app.state, "db_engine", None), cluster.redis if cluster is not None else None
+    )
     app.state.rooms = manager
 
     @app.get("/api/health")
@@ -340,6 +354,7 @@ def create_app(
     async def games() -> list[dict[str, Any]]:
         return [_game_info(g) for g in GAMES.values()]
 
+    serve_metrics(app, settings)  # METRICS=true only
     for router in ROUTERS:
         app.include_router(router)
 

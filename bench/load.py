@@ -601,9 +601,10 @@ def _start_server(
     callgrind: Path | None = None,
     before: str = "",
     log: Path | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """The server on `port`; its output goes to `log` when given (bench/soak.py
-    reads it for errors)."""
+    reads it for errors); `extra_env` is added to its environment."""
     target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
     root = ROOT
     if kind == "before":
@@ -622,6 +623,7 @@ def _start_server(
         "PYTHONPATH": str(root),
         "MAX_MESSAGES_PER_SECOND": "100000",
         **OPEN_DOORS,
+        **(extra_env or {}),
     }
     if kind != "bare":
         # the real server as `make run` serves it: every action committed to a

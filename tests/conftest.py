@@ -40,3 +40,13 @@ def pytest_collection_modifyitems(config: object, items: list[pytest.Item]) -> N
     in the main thread while its session-wide browser lives, and every asyncio
     test after it would find a loop already running."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture
+def no_link_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat links at once after the grace: in-process tests with a short grace
+    would otherwise wait out the 10 s floor (app/rooms/membership.py,
+    SEAT_LINK_FLOOR; tests/rooms/test_presence.py tests the floor itself)."""
+    import app.rooms.commands
+
+    monkeypatch.setattr(app.rooms.commands, "SEAT_LINK_FLOOR", 0.0)

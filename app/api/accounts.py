@@ -3,7 +3,8 @@
 Nobody needs an account to play; it only keeps a person's past games together
 across browsers.  Signing up or in from a browser moves that browser's guest
 games to the account.  Signing out forgets the session and gives the browser a
-fresh guest identity, so whoever uses it next does not see those games.
+fresh guest identity, so whoever uses it next does not see those games; a
+guest who was not signed in keeps theirs.
 """
 
 from __future__ import annotations
@@ -88,10 +89,16 @@ async def sign_in(
 
 
 @router.post("/api/accounts/signout")
-async def sign_out(request: Request, response: Response) -> dict[str, Any]:
-    await _accounts(request).sign_out(request.cookies.get(SESSION_COOKIE))
-    clear_session_cookie(response)
-    new_guest(response)
+async def sign_out(request: Request, response: Response, me: Me) -> dict[str, Any]:
+    """Only a signed-in browser becomes a new guest: a guest who signs out (or
+    is made to) keeps their identity, and with it their games, so the request
+    can never cost anyone their history."""
+    token = request.cookies.get(SESSION_COOKIE)
+    await _accounts(request).sign_out(token)
+    if token is not None:
+        clear_session_cookie(response)
+    if me.account_id is not None:
+        new_guest(response)
     return {"signed_in": False}
 
 

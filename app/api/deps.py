@@ -25,18 +25,32 @@ def get_app_settings(conn: HTTPConnection) -> Settings:
 
 
 #: HTTP status for each refusal code the room routes can give
-_STATUS = {"no_room": 404, "room_full": 409, "storage_error": 503, "unavailable": 503}
+_STATUS = {
+    "no_room": 404,
+    "room_full": 409,
+    "removed": 403,
+    "locked": 403,
+    "storage_error": 503,
+    "unavailable": 503,
+}
 
 
 def http_error(err: RoomError) -> HTTPException:
     return HTTPException(_STATUS.get(err.code, 400), detail=err.as_dict())
 
 
+#: longer than any code ever stored (a column of 32): what is kept of a
+#: normalised code that is too long, so that it stays one no room has
+MAX_CODE_KEPT = 100
+
+
 def room_code(code: str) -> str:
     """The room code of a route's path, normalised once, here at the boundary
     (any case, spaces, dashes), so everything below - one process or several,
-    the socket caps - sees the code as stored."""
-    return normalise_code(code[:100])
+    the socket caps - sees the code as stored.  Normalised whole, then cut:
+    cut first, a valid code followed by enough dashes would lose whatever
+    came after them and be taken for the code alone."""
+    return normalise_code(code)[:MAX_CODE_KEPT]
 
 
 #: a route's `{code}`, normalised

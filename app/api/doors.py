@@ -31,6 +31,7 @@ from limits.storage import storage_from_string
 from starlette.requests import HTTPConnection
 
 from app.api.deps import get_app_settings
+from app.core import metrics
 from app.core.config import Settings
 from app.store.outage import Outage
 from app.store.sockets import MemorySockets, OpenSockets, Place, RedisSockets
@@ -86,15 +87,20 @@ class Doors:
             REPLAYS.name: RateLimitItemPerMinute(settings.replays_per_minute),
         }
         self.sockets = SocketCount(settings, _sockets(settings))
+        for name in self.items:  # each door served at 0 before its first refusal
+            metrics.RATE_LIMITED.labels(name)
         self.outage = Outage(
             log, "rate limits not counted: their storage is away (%s)", "rate limits counted again"
         )
 
-    async def pass_through(self, door: Door, address: str) -> None:
-        """Count one use of `door` by `address`, or raise Refused if it is shut."""
+    async def pass_through(self, door: Door, address: str, *, count: bool = True) -> None:
+        """Count one use of `door` by `address` (`address` may be any key: a
+        seat's sockets count on their own), or raise Refused if it is shut;
+        with `count=False` only see whether it is shut."""
         item = self.items[door.name]
         try:
-            if await self.limiter.hit(item, door.name, address):
+            limiter = self.limiter
+            if await (limiter.hit if count else limiter.test)(item, door.name, address):
                 self.outage.answered()
                 return
             stats = await self.limiter.get_window_stats(item, door.name, address)
@@ -104,6 +110,7 @@ class Doors:
             # outage - friends keep playing while a counter is unreachable
             self.outage.failed(err)
             return
+        metrics.RATE_LIMITED.labels(door.name).inc()
         wait = max(1, math.ceil(stats.reset_time - time.time()))
         per = "hour" if item.GRANULARITY.name == "hour" else "minute"
         raise Refused(

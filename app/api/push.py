@@ -3,7 +3,9 @@ subscriptions (app/rooms/webpush.py sends; app/db/push.py keeps).
 
 - GET /api/push: the VAPID public key a browser subscribes with.
 - PUT /api/me/push: keep this browser's subscription for the asker (the
-  browser's guest identity, and the account signed in).  Only endpoints of
+  browser's guest identity, and the account signed in); 409 `endpoint_taken`
+  for an endpoint another person holds (it never changes owner by a PUT:
+  app/db/push.py, `subscribe`).  Only endpoints of
   the push services `PUSH_SERVICES` names are taken: the server will POST to
   this address, so it must not be a way to make it call anything else.
 - DELETE /api/me/push: forget it (only the asker's own).
@@ -115,9 +117,16 @@ async def subscribe(
 ) -> dict[str, Any]:
     """Nudge this browser when it is the asker's turn and they are away."""
     check_endpoint(body.endpoint, settings)
-    await store.subscribe(
+    kept = await store.subscribe(
         me.guest_id, me.account_id, body.endpoint, body.keys.p256dh, body.keys.auth
     )
+    if not kept:
+        raise fail(
+            409,
+            "endpoint_taken",
+            "that subscription is someone else's: subscribe this browser anew at its "
+            "push service for a subscription of your own",
+        )
     return {"ok": True}
 
 

@@ -8,8 +8,8 @@ Who may see what:
 - a person's records, rivals and games: that person, and anyone who has
   finished a game with them (app/db/standings.py);
 - a head-to-head: anyone who may see both people's records;
-- a room's evening: whoever may see its games' facts (its people, or anyone
-  when the room has public replays);
+- a room's evening: the room's people (anyone else, public replays or not,
+  is answered as for a room that does not exist);
 - a score sheet's CSV: whoever may see the sheet;
 - a game's full record (seed and every action, so every hand): only those
   allowed its full replay - its players, or anyone with public replays, and
@@ -293,19 +293,17 @@ async def replay_record(
 @router.get("/api/history/rooms/{code}/evening", dependencies=[limited(LOOKUPS)])
 async def room_evening(code: RoomCode, db: Db, me: Me) -> dict[str, Any]:
     """Every game played in the room (its latest room under this code), in
-    order, with the league table.  A room code is a lookup like any other
-    (normalised, counted), and a room the asker may not see is answered as
-    one that does not exist: the route tells nobody which codes exist."""
+    order, with the league table, for the room's own people.  A room code is
+    a lookup like any other (normalised, counted), and a room the asker was
+    not in is answered as one that does not exist - public replays or not:
+    the route tells nobody which codes exist (public replays open a game to
+    whoever has its id, never a room's list of games to whoever has its code)."""
     room = (
         await db.execute(
-            select(Room.id, Room.settings)
-            .where(Room.code == code)
-            .order_by(Room.closed, Room.id.desc())
-            .limit(1)
+            select(Room.id).where(Room.code == code).order_by(Room.closed, Room.id.desc()).limit(1)
         )
     ).first()
-    public = room is not None and (room[1] or {}).get("public_replays") is True
-    if room is None or not (public or await h.in_room(db, room[0], who(me))):
+    if room is None or not await h.in_room(db, room[0], who(me)):
         raise fail(404, "no_such_room", f"there is no room {code} whose evening you were part of")
     return {"room": code, **await st.evening(db, room[0])}
 

@@ -45,6 +45,9 @@ class Ticket(BaseModel):
     token: str
     seat: int | None
     player: str
+    #: after the person's own move link: the other rooms whose places moved
+    #: with them, each waiting for this browser to open it
+    moved_with: list[str] = Field(default_factory=list)
 
 
 @router.post("/rooms", response_model=Ticket, dependencies=[limited(ROOMS)])
@@ -105,17 +108,26 @@ async def claim_seat(
 
     A guest's own move link moves the person: this browser is given a fresh
     cookie that acts as the person's guest id (their games in every room,
-    their records), and the old browser's cookie is revoked."""
+    their records), the old browser's cookie is revoked, and so are its
+    places in the person's other open rooms, each of which waits for this
+    browser (joining there gives the place back)."""
     try:
-        code, player, token, own = await rooms.claim(code, body.claim, guest_id=who.guest_id)
+        code, player, token, own = await rooms.claim(
+            code, body.claim, guest_id=who.guest_id, account_id=who.account_id
+        )
     except RoomError as err:
         raise http_error(bad_claim() if err.code == "no_room" else err) from None
+    moved_with: list[str] = []
     if own and moves_as_guest(player) and player.guest_id != who.guest_id:
-        await _move_guest(request, response, str(player.guest_id))
-    return Ticket(code=code, token=token, seat=player.seat, player=player.player_id)
+        guest_id = str(player.guest_id)
+        if await _move_guest(request, response, guest_id):
+            moved_with = await _release_elsewhere(request, rooms, guest_id, code)
+    return Ticket(
+        code=code, token=token, seat=player.seat, player=player.player_id, moved_with=moved_with
+    )
 
 
-async def _move_guest(request: Request, response: Response, guest_id: str) -> None:
+async def _move_guest(request: Request, response: Response, guest_id: str) -> bool:
     """This browser becomes the guest `guest_id` (a fresh cookie bound to
     it); the person's other browsers stop acting as them.  Without a
     database there is no history to follow the person.  If the database
@@ -125,14 +137,40 @@ async def _move_guest(request: Request, response: Response, guest_id: str) -> No
     already given up."""
     accounts = getattr(request.app.state, "accounts", None)
     if accounts is None:
-        return
+        return False
     cookie = new_secret()
     try:
         await accounts.move_guest(guest_key(cookie), guest_id)
     except Exception:
         log.exception("a move link moved a place, but not its guest identity")
-        return
+        return False
     set_guest_cookie(response, cookie)
+    return True
+
+
+async def _release_elsewhere(
+    request: Request, rooms: RoomManager, guest_id: str, here: str
+) -> list[str]:
+    """The moved guest's places in their other open rooms leave the old
+    browser, whose cookie no longer names them: a browser that is not the
+    person holds no place of theirs.  A room that cannot be reached now
+    (its server away) keeps the old browser's token until the person opens
+    it on the new one - logged, and not a reason to undo the move."""
+    try:
+        codes = await request.app.state.accounts.rooms_of_guest(guest_id)
+    except Exception:
+        log.exception("a guest moved, but their other rooms could not be read")
+        return []
+    moved: list[str] = []
+    for other in codes:
+        if other == here:
+            continue
+        try:
+            if await rooms.release_person(other, guest_id):
+                moved.append(other)
+        except Exception:
+            log.exception("a guest moved, but their place in another room did not follow")
+    return moved
 
 
 @router.get("/rooms/{code}", dependencies=[limited(LOOKUPS)])

@@ -23,6 +23,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from app.api.deps import RoomCode, get_app_settings
 from app.api.doors import LOOKUPS, Doors, Refused, address_of, doors_of
+from app.core import logs
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
 from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
@@ -68,7 +69,9 @@ async def room_socket(websocket: WebSocket, code: RoomCode) -> None:
     doors = doors_of(websocket)
     address = address_of(websocket)
     try:
-        await doors.pass_through(LOOKUPS, address)
+        # an address that spent its lookups guessing is refused before any;
+        # this socket's own lookup is counted once its answer is known
+        await doors.pass_through(LOOKUPS, address, count=False)
     except Refused as err:
         await _refuse(websocket, "rate_limited", err.message, CLOSE_FLOOD, err.retry_after)
         return
@@ -77,17 +80,29 @@ async def room_socket(websocket: WebSocket, code: RoomCode) -> None:
         await _refuse(websocket, "too_many_sockets", place, CLOSE_FLOOD)
         return
     try:
-        await _authenticated(websocket, code, doors)
+        await _authenticated(websocket, code, doors, address)
     finally:
         await doors.sockets.close(place)
 
 
-async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
+async def _guessed(doors: Doors, address: str) -> None:
+    """A socket whose token or room was not one: a guess, on its address's count."""
+    with contextlib.suppress(Refused):
+        await doors.pass_through(LOOKUPS, address)
+
+
+async def _authenticated(websocket: WebSocket, code: str, doors: Doors, address: str) -> None:
     """The socket's first message names its seat (`{"auth": token, "since": v,
     "batch": true, "build": id}`): the token never appears in a URL, so no
-    access log holds it."""
+    access log holds it.
+
+    Friends behind one address (a household) are counted apart: a socket
+    whose seat turns out valid counts on its seat's own lookups, a refused one
+    on the address's (docs/security.md), so one page reconnecting in a loop
+    spends only its own seat's way in, never its housemates'."""
     hello = await _hello(websocket)
     if hello is None:
+        await _guessed(doors, address)
         await _refuse(websocket, "bad_token", AUTH_REFUSED, CLOSE_BAD_TOKEN)
         return
     if hello.client is not None:
@@ -96,12 +111,18 @@ async def _authenticated(websocket: WebSocket, code: str, doors: Doors) -> None:
         with contextlib.suppress(Exception):
             await websocket.send_text(_welcome(websocket.app.state.build))
     seat_key = token_hash(hello.token)  # one seat's tabs, whichever process owns its room
+    try:
+        await doors.pass_through(LOOKUPS, f"seat:{code}:{seat_key}")
+    except Refused as err:
+        await _refuse(websocket, "rate_limited", err.message, CLOSE_FLOOD, err.retry_after)
+        return
     place = await doors.sockets.open_seat(code, seat_key)
     if isinstance(place, str):
         await _refuse(websocket, "too_many_sockets", place, CLOSE_FLOOD)
         return
     try:
-        await _serve(websocket, code, hello)
+        if not await _serve(websocket, code, hello):
+            await _guessed(doors, address)
     finally:
         await doors.sockets.close(place)
 
@@ -156,8 +177,14 @@ def _resume(body: dict[str, Any]) -> Resume | None:
     return Resume(inc, since)
 
 
-async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
+#: refusals that say the code or the token was not one (a guess)
+GUESSES = frozenset({"bad_token", "no_room"})
+
+
+async def _serve(websocket: WebSocket, code: str, hello: Hello) -> bool:
+    """Serve the socket until it closes; False if its seat or room was not one."""
     rooms: RoomManager = websocket.app.state.rooms
+    logs.in_room(code)  # the socket's own log lines name its room
     dead = asyncio.Event()
     conn = Connection(_sender(websocket), websocket.close, on_dead=dead.set, batch=hello.batch)
     try:
@@ -168,7 +195,7 @@ async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
         close = CLOSE_FOR.get(err.code, CLOSE_NO_ROOM)
         message = AUTH_REFUSED if err.code == "bad_token" else err.message
         await _refuse(websocket, err.code, message, close)
-        return
+        return err.code not in GUESSES
     idle = asyncio.Event()
     idle.set()
     stopper = asyncio.create_task(dead.wait())
@@ -194,6 +221,7 @@ async def _serve(websocket: WebSocket, code: str, hello: Hello) -> None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(dead.wait(), timeout=2.0)
             await conn.stop()
+    return True
 
 
 def _sender(websocket: WebSocket) -> Callable[[str], Awaitable[None]]:

@@ -40,11 +40,13 @@ from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import cache
+from time import perf_counter
 from types import FrameType
 from typing import Any, Protocol, TypeVar
 
 from app.bots.base import Action
 from app.bots.levels import bot_for, heuristic_for
+from app.core import metrics
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +194,12 @@ class PoolThinker:
         return len(self._running)
 
     def submit(self, job: Job) -> asyncio.Future[Action | None] | None:
-        return self.call(job.cap, think, job)
+        started = perf_counter()
+        thought = self.call(job.cap, think, job)
+        if thought is not None:
+            level = metrics.BOT_SECONDS.labels(job.level)
+            thought.add_done_callback(lambda _: metrics.since(level, started))
+        return thought
 
     def call(self, cap: float, fn: Callable[..., T], *args: Any) -> asyncio.Future[T | None] | None:
         """Run `fn(*args)` in a worker, stopped after `cap` seconds; None at

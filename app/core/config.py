@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field
@@ -94,6 +95,14 @@ class Settings(BaseSettings):
     )
     #: tests only: also take http:// push endpoints (a loopback push service)
     push_plain_http: bool = False
+
+    #: serve Prometheus metrics at /metrics (app/api/metrics.py), to a scraper
+    #: that sends `Authorization: Bearer <metrics_token>`; a token is required
+    metrics: bool = False
+    metrics_token: str = ""
+
+    #: "plain" lines, or "json": one JSON object per line (app/core/logs.py)
+    log_format: Literal["plain", "json"] = "plain"
 
     #: seconds between purges of expired sign-in sessions
     session_purge_every: float = Field(default=3600.0, gt=0)

@@ -28,7 +28,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.models import Account, GuestAlias, LoginSession, Player, utcnow
+from app.db.models import Account, GuestAlias, LoginSession, Player, Room, utcnow
 from app.db.summaries import adopt
 
 log = logging.getLogger(__name__)
@@ -222,6 +222,24 @@ class Accounts:
             await s.execute(delete(GuestAlias).where(GuestAlias.key.in_((guest_id, key))))
             s.add(GuestAlias(key=guest_id, guest_id=None))
             s.add(GuestAlias(key=key, guest_id=guest_id))
+
+    async def rooms_of_guest(self, guest_id: str) -> list[str]:
+        """The open rooms where the guest `guest_id` holds a place on a
+        device: where a move link made in one of them moves them too."""
+        async with self.sessions() as s:
+            found = await s.execute(
+                select(Room.code)
+                .join(Player, Player.room_id == Room.id)
+                .where(
+                    Player.guest_id == guest_id,
+                    Player.present.is_(True),
+                    Player.is_bot.is_(False),
+                    Player.token_hash != "",
+                    Room.closed.is_(False),
+                )
+                .distinct()
+            )
+            return sorted(str(code) for (code,) in found)
 
     async def purge_expired(self) -> int:
         async with self._write() as s:

@@ -11,8 +11,11 @@ Who may see what (the replay is the only part that can hold hidden cards):
 | anyone else                   | refused      | refused           | refused         |
 
 (*) only while they still hold the seat: a player who was kicked or left has
-handed it to a bot (their row turns into one), and must not follow its cards
-live from the history page.
+handed it to a bot (their row turns into one), and a person whose place a
+seat link moved to another device (`lent`) has handed it to whoever opened
+the link; neither may follow its cards live from the history page.  The
+claimer's browser is not the person, so it reads the game only as the
+room's policy lets anyone else.
 
 Game ids are small sequential numbers, so "anyone else" must not be able to
 walk them and read every private room's games; a room's own spectators, who
@@ -69,6 +72,8 @@ class SeatInfo:
     is_bot: bool
     guest_id: str | None
     account_id: int | None
+    #: held on another device through a seat link just now
+    lent: bool = False
 
     @property
     def person(self) -> str | None:
@@ -104,9 +109,11 @@ class GameInfo:
 
     def seats_held_by(self, who: Who) -> frozenset[int]:
         """The seats the asker occupies now: a kicked or departed player's row
-        is a bot's from then on."""
+        is a bot's from then on, and a lent place is held on another device."""
         return frozenset(
-            s.seat for s in self.seats if not s.is_bot and who.owns(s.guest_id, s.account_id)
+            s.seat
+            for s in self.seats
+            if not s.is_bot and not s.lent and who.owns(s.guest_id, s.account_id)
         )
 
     def summary(self, who: Who) -> dict[str, Any]:
@@ -163,6 +170,7 @@ async def game_info(s: AsyncSession, game_id: int) -> GameInfo | None:
                 Player.is_bot,
                 Player.guest_id,
                 Player.account_id,
+                func.coalesce(Player.lent, False),
             )
             .join(Player, Player.id == GameSeat.player_ref)
             .where(GameSeat.game_id == game_id)

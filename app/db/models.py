@@ -132,6 +132,10 @@ class Room(Base):
     #: so an old device is told what happened after a restart too (null:
     #: none, or written by a release before 0008)
     replaced: Mapped[dict[str, Any] | None]
+    #: people the host removed, by player id: {name, guest_id, account_id,
+    #: at}, turned away when they come back (null: nobody, or a release
+    #: before 0012)
+    removed: Mapped[dict[str, Any] | None]
 
 
 class Player(Base):
@@ -156,6 +160,10 @@ class Player(Base):
     present: Mapped[bool] = mapped_column(Boolean, default=True)
     #: a bot's level as the host chose it (null: a person, or normal)
     bot_level: Mapped[str | None] = mapped_column(String(16))
+    #: the place is held on a device through someone else's seat link (null:
+    #: not, or a release before 0012): the person's own identity may not
+    #: follow its cards in a running game
+    lent: Mapped[bool | None] = mapped_column(Boolean)
 
 
 class GameRow(Base):

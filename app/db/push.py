@@ -69,6 +69,12 @@ def new_keys() -> VapidKeys:
     return VapidKeys(pem, b64url(point))
 
 
+def _owns(row: PushSubscription, guest_id: str, account_id: int | None) -> bool:
+    """Whether a stored subscription is this person's: their browser's, or
+    their account's."""
+    return row.guest_id == guest_id or (account_id is not None and row.account_id == account_id)
+
+
 class PushStore:
     def __init__(
         self,
@@ -101,10 +107,16 @@ class PushStore:
 
     async def subscribe(
         self, guest_id: str, account_id: int | None, endpoint: str, p256dh: str, auth: str
-    ) -> None:
-        """Keep this browser's subscription for this person.  An endpoint seen
-        before is taken over: the browser is now this person's (someone else
-        signed in on it, or the keys were renewed)."""
+    ) -> bool:
+        """Keep this browser's subscription for this person; False, with
+        nothing changed, when the endpoint is someone else's.  An endpoint
+        is taken over only by its own person (the same browser, or the same
+        account: signed in again, the keys renewed); anyone else who names it
+        - it may have leaked - must not turn another's alerts to themselves
+        nor be able to delete them after.  A browser used by another person
+        now subscribes anew at its push service, which gives a new endpoint
+        (static/js/nudge.js), and the old one is dropped when its service
+        says it is gone."""
         for _ in range(2):  # two browsers' first subscribe racing: the loser updates
             try:
                 async with self._writing(), self.sessions.begin() as s:
@@ -121,14 +133,17 @@ class PushStore:
                                 account_id=account_id,
                             )
                         )
+                    elif not _owns(row, guest_id, account_id):
+                        return False
                     else:
                         row.p256dh, row.auth = p256dh, auth
                         row.guest_id, row.account_id = guest_id, account_id
                     await s.flush()
                     await self._trim(s, guest_id)
-                return
+                return True
             except IntegrityError:
                 continue
+        return False
 
     async def _trim(self, s: AsyncSession, guest_id: str) -> None:
         ids = (

@@ -46,6 +46,7 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
+from time import perf_counter
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -64,6 +65,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from app.core import metrics
 from app.db import writes
 from app.db.models import ActionRow, GameRow, Player, Room, ScoreHand, Snapshot, utcnow
 from app.db.session import (
@@ -79,6 +81,7 @@ from app.store.records import (
     FinishedGame,
     GameRecord,
     PlayerRecord,
+    RemovedPerson,
     ReplacedToken,
     RoomRecord,
 )
@@ -319,6 +322,7 @@ class DbRecords:
         while self._waiting:
             batch, self._waiting = self._waiting, []
             jobs = [job for job, _ in batch]
+            started = perf_counter()
             try:
                 if self._postgres:  # appends only: other writes do not queue there
                     outcomes = await self._append_postgres(cast(list[_Append], jobs))
@@ -333,11 +337,13 @@ class DbRecords:
                             )
                         )
             except Exception as err:  # the transaction failed: nothing of it is stored
+                metrics.appended(len(batch), started, failed=True)
                 self._known.clear()
                 for _, done in batch:
                     if not done.done():
                         done.set_exception(err)
                 continue
+            metrics.appended(len(batch), started, failed=False)
             for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
                 if not ok:  # a write undone by its savepoint: so is what it learnt
                     self._known.clear()
@@ -719,6 +725,7 @@ def _player_record(p: Player) -> PlayerRecord:
         guest_id=p.guest_id,
         account_id=p.account_id,
         bot_level=p.bot_level,
+        lent=bool(p.lent),
     )
 
 
@@ -733,6 +740,7 @@ def _room_record(r: Room, players: list[PlayerRecord]) -> RoomRecord:
         tally={str(k): int(v) for k, v in (r.tally or {}).items()},
         closed=False,
         replaced={str(h): ReplacedToken(**v) for h, v in (r.replaced or {}).items()},
+        removed={str(pid): RemovedPerson(**v) for pid, v in (r.removed or {}).items()},
     )
 
 

@@ -76,6 +76,7 @@ _PLAYER_FIELDS = (
     "guest_id",
     "account_id",
     "bot_level",
+    "lent",
 )
 
 _OPEN_ROOM = (
@@ -98,6 +99,7 @@ _ROOM_FIELDS = (
     "closed",
     "updated_at",
     "replaced",
+    "removed",
 )
 _INSERT_ROOM = insert(_rooms).returning(_rooms.c.id)
 _UPDATE_ROOM = (
@@ -235,6 +237,7 @@ def save_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:
         "closed": room.closed,
         "updated_at": utcnow(),
         "replaced": {h: dataclasses.asdict(r) for h, r in room.replaced.items()},
+        "removed": {pid: dataclasses.asdict(r) for pid, r in room.removed.items()},
     }
     if room_id is None:
         room_id = conn.execute(_INSERT_ROOM, {"code": room.code, **values}).scalar_one()
@@ -436,6 +439,7 @@ def _save_players(conn: Connection, room_id: int, players: list[PlayerRecord]) -
             "token_hash": rec.token_hash,
             "is_bot": rec.is_bot,
             "bot_level": rec.bot_level,
+            "lent": rec.lent,
             "guest_id": rec.guest_id or (row.guest_id if row is not None else None),
             "account_id": rec.account_id
             if rec.account_id is not None

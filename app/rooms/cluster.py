@@ -44,12 +44,14 @@ import random
 import secrets
 from collections import deque
 from collections.abc import Coroutine, Mapping
+from time import perf_counter
 from typing import Any
 
 import orjson
 from redis.exceptions import RedisError
 
 from app.bots.thinking import Thinker
+from app.core import metrics
 from app.games.base import Game
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
@@ -171,7 +173,7 @@ class ClusterManager(RoomManager):
         #: relayed sockets' connects, messages and disconnects for rooms owned
         #: here, per room in the order they came, each room's handled by its
         #: own task (`_relay_room`) while it has any
-        self._relayed: dict[str, deque[dict[str, Any]]] = {}
+        self._relayed: dict[str, deque[tuple[dict[str, Any], float]]] = {}
         self._relaying: dict[str, asyncio.Task[None]] = {}
         self._calls: dict[str, asyncio.Future[Any]] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -271,6 +273,8 @@ class ClusterManager(RoomManager):
                 await self.cluster.release(code, epoch)
                 return False
             if claimed[0]:
+                if epoch > 1:  # someone owned it before
+                    metrics.TAKEOVERS.inc()
                 self.epochs[code] = epoch
                 log.info("room %s: owned here, epoch %d", code, epoch)
                 return True
@@ -420,12 +424,17 @@ class ClusterManager(RoomManager):
         room = await super().require(code)
         if op == "public":
             return room.room_public()
+        if op == "release":
+            return await room.release_person(str(args["guest_id"]))
         own = False
         if op == "join":
             player, token = await room.join(**args)
         elif op == "claim":
             player, token, own = await room.claim(
-                args["claim"], guest_id=args.get("guest_id"), token_hash=args.get("token_hash")
+                args["claim"],
+                guest_id=args.get("guest_id"),
+                account_id=args.get("account_id"),
+                token_hash=args.get("token_hash"),
             )
         else:
             raise RoomError("bad_command", f"unknown call {op!r}")
@@ -455,16 +464,29 @@ class ClusterManager(RoomManager):
         return got["code"], PlayerRecord(**got["player"]), token
 
     async def claim(
-        self, code: str, claim: str, *, guest_id: str | None = None
+        self,
+        code: str,
+        claim: str,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
     ) -> tuple[str, PlayerRecord, str, bool]:
         token = new_token()
         got = await self._call(
-            code, "claim", claim=token_hash(claim), guest_id=guest_id, token_hash=token_hash(token)
+            code,
+            "claim",
+            claim=token_hash(claim),
+            guest_id=guest_id,
+            account_id=account_id,
+            token_hash=token_hash(token),
         )
         return got["code"], PlayerRecord(**got["player"]), token, bool(got.get("own"))
 
     async def public(self, code: str) -> dict[str, Any]:
         return dict(await self._call(code, "public"))
+
+    async def release_person(self, code: str, guest_id: str) -> int:
+        return int(await self._call(code, "release", guest_id=guest_id))
 
     async def open_socket(
         self, code: str, token: str, conn: Connection, since: Resume | None
@@ -547,7 +569,7 @@ class ClusterManager(RoomManager):
         queue = self._relayed.get(code)
         if queue is None:
             queue = self._relayed[code] = deque()
-        queue.append(msg)
+        queue.append((msg, perf_counter()))
         if code not in self._relaying:
             self._relaying[code] = asyncio.get_running_loop().create_task(self._relay_room(code))
 
@@ -557,11 +579,12 @@ class ClusterManager(RoomManager):
         queue = self._relayed[code]
         try:
             while queue:
-                msg = queue.popleft()
+                msg, arrived = queue.popleft()
                 try:
                     await self._relayed_one(msg)
                 except Exception:
                     log.exception("cluster: could not handle a relayed %s", msg["t"])
+                metrics.since(metrics.RELAY_SECONDS, arrived)
         finally:
             del self._relayed[code]
             del self._relaying[code]

@@ -5,24 +5,61 @@ changing anything, and ends in the room's one `change`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
 
 from app.bots import DEFAULT_LEVEL, LEVELS
+from app.games.base import Event, Game
+from app.rooms.clock import Clock
 from app.rooms.connection import Connection
+from app.rooms.delivery import Delivery
 from app.rooms.errors import RoomError
 from app.rooms.events import CLOSE_KICKED, CLOSE_LEFT, room_event
-from app.rooms.settings import parse_settings
-from app.rooms.table import FINISHED
+from app.rooms.membership import SEAT_LINK_FLOOR, Membership
+from app.rooms.quiet import QuietPosso
+from app.rooms.settings import RoomSettings, parse_settings
+from app.rooms.table import FINISHED, Table
 from app.rooms.text import clean_chat
-from app.store.records import PlayerRecord
+from app.store.records import PlayerRecord, RoomRecord
 
-if TYPE_CHECKING:
-    from app.rooms.room import Room
+
+class Room(Protocol):
+    """The room as its commands see it (app/rooms/room.py's `Room` is one):
+    named here, so that the room can run commands without the two modules
+    importing each other."""
+
+    members: Membership
+    table: Table
+    delivery: Delivery
+    quiet: QuietPosso
+    settings: RoomSettings
+    settings_at: float
+    games: Mapping[str, Game[Any]]
+    clock: Clock
+
+    @property
+    def record(self) -> RoomRecord: ...
+
+    def change(
+        self, events: list[Event], *, with_view: bool = ..., room_changed: bool = ...
+    ) -> None: ...
+
+    async def save(self) -> None: ...
+
+    async def start(self) -> None: ...
+
+    def reschedule(self, *, presence: bool = ...) -> None: ...
+
+    async def remove_person(
+        self, person: PlayerRecord, code: int, reason: str, what: str
+    ) -> None: ...
+
+    def away_too_long(self, pid: str, grace: float | None = ...) -> float: ...
+
 
 #: a command may answer with data for the ack (`seat_link`: the link's secret)
 Command = Callable[
-    ["Room", Connection, PlayerRecord, dict[str, Any]], Awaitable[dict[str, Any] | None]
+    [Room, Connection, PlayerRecord, dict[str, Any]], Awaitable[dict[str, Any] | None]
 ]
 
 
@@ -221,6 +258,7 @@ async def set_settings(
 ) -> None:
     _require_host(room, player)
     room.settings = parse_settings(cmd.get("settings"), room.settings)
+    room.settings_at = room.clock()
     room.record.settings = room.settings.model_dump()
     await room.save()
     room.reschedule()
@@ -236,6 +274,9 @@ async def make_host(
     heir = _person_in(room, seat)
     room.members.host = heir.player_id
     await room.save()
+    # a host who is away passes the role on after the grace: the wait is set
+    # for the new host too (it was set, if at all, for the last one)
+    room.reschedule()
     room.change([room_event("host", seat=seat, name=heir.name)])
 
 
@@ -270,7 +311,10 @@ async def seat_link(
             "not_seated", "only the host and the players at the table can make seat links"
         )
     seat, target = _away_person(room, cmd, ": they can use their own device")
-    wait = room.away_too_long(target.player_id)
+    # the person's grace as it was when they went, and never under the floor:
+    # a host who shortens the grace now cannot hand a dropped seat away
+    grace = max(room.members.graces.get(target.player_id, 0.0), SEAT_LINK_FLOOR)
+    wait = room.away_too_long(target.player_id, grace)
     if wait > 0:
         raise RoomError(
             "too_early",
@@ -286,7 +330,15 @@ async def move_link(
 ) -> dict[str, Any]:
     """A one-time link with which the asker moves their own place to another
     device ("continue on another device"): the new device is the same person
-    and this one is signed out of the room once it is used."""
+    and this one is signed out of the room once it is used.  A place that
+    came to this device by someone else's seat link is not this device's
+    person to move: a seat link moves a seat, never a person."""
+    if player.lent:
+        raise RoomError(
+            "not_yours",
+            f"this seat came to this device with a seat link: only {player.name}'s own "
+            "browser can move them to another device",
+        )
     secret, expires = room.members.new_claim(player, player, _secret_hash(cmd))
     return {
         "claim": secret,
@@ -294,6 +346,14 @@ async def move_link(
         "name": player.name,
         "expires_ms": int(expires * 1000),
     }
+
+
+async def let_in(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    """The host takes back a removal: that browser and account may join again."""
+    _require_host(room, player)
+    removed = room.members.let_in(cmd.get("player"))
+    await room.save()
+    room.change([room_event("let_in", name=removed.name, by=player.name)])
 
 
 async def posso_quiet(
@@ -312,6 +372,17 @@ async def resync(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[s
     room.delivery.send_view(conn)
 
 
+async def older_story(
+    room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
+) -> dict[str, Any]:
+    """A page of the events before `before` that the asker's seat may see
+    (app/rooms/story.py): anyone in the room, nothing changes."""
+    before = cmd.get("before")
+    if isinstance(before, bool) or not isinstance(before, int) or before < 0:
+        raise RoomError("bad_before", "before must be a room version (a whole number, 0 or more)")
+    return room.delivery.older(conn, before)
+
+
 COMMANDS: dict[str, Command] = {
     "sit": sit,
     "start": start,
@@ -325,8 +396,10 @@ COMMANDS: dict[str, Command] = {
     "set_settings": set_settings,
     "make_host": make_host,
     "hand_to_bot": hand_to_bot,
+    "let_in": let_in,
     "seat_link": seat_link,
     "move_link": move_link,
     "resync": resync,
     "posso_quiet": posso_quiet,
+    "story": older_story,
 }

@@ -29,10 +29,11 @@ import orjson
 
 from app.bots import DEFAULT_LEVEL
 from app.games.base import Event
+from app.rooms import story
 from app.rooms.connection import Connection
-from app.rooms.membership import Membership
+from app.rooms.membership import SEAT_LINK_FLOOR, Membership
 from app.rooms.quiet import QuietPosso
-from app.rooms.settings import RoomSettings, host_grace
+from app.rooms.settings import RoomSettings
 from app.rooms.table import PLAYING, Table
 from app.store.records import PlayerRecord
 
@@ -96,13 +97,21 @@ class Delivery:
         elif resume is not None and resume.incarnation == self.incarnation:
             since = resume.v
         if since is not None and self.history_floor <= since <= self.v:
-            seat = self.table.game_seat.get(conn.player_id)
-            for v, frames in self.history:
-                if v > since:
-                    for to, frame in frames:
-                        if to is None or to == seat:
-                            conn.push(frame)
+            # one page of it at most: a long game's whole story was more than
+            # a socket may queue, and dropped the socket as it joined
+            told = story.page(self.history, self.table.game_seat.get(conn.player_id), since=since)
+            if told.before is not None:
+                conn.push(story.more_frame(told.before))
+            conn.push_all(told.frames)
         return len(conns) == 1
+
+    def older(self, conn: Connection, before: int) -> dict[str, Any]:
+        """A page of the kept events older than `before` that `conn`'s seat
+        may see (the `story` command): the log asks for it when scrolled back."""
+        told = story.page(
+            self.history, self.table.game_seat.get(conn.player_id), since=0, before=before
+        )
+        return {"events": [orjson.loads(f) for f in told.frames], "before": told.before}
 
     def remove(self, conn: Connection) -> bool:
         """Forget `conn`; True if it was its person's last socket."""
@@ -181,16 +190,12 @@ class Delivery:
     def room_public(self) -> dict[str, Any]:
         """The room as everyone may see it (lobby page, every view)."""
         members, table = self.members, self.table
-        settings = self._settings()
-        grace = settings.disconnect_grace
         playing = table.status == PLAYING
         # an away host hands the role on then, to someone here (with nobody
         # here, to the next who comes: no countdown)
-        host_away = members.host_away_since()
+        host_ends = members.host_grace_ends(playing)
         passes_ms = (
-            int((host_away + host_grace(settings, playing)) * 1000)
-            if host_away is not None and members.heir() is not None
-            else None
+            int(host_ends * 1000) if host_ends is not None and members.heir() is not None else None
         )
         seats: list[dict[str, Any] | None] = []
         for i, pid in enumerate(members.seats):
@@ -199,6 +204,7 @@ class Delivery:
                 continue
             p = members.players[pid]
             away = members.away_since.get(pid) if playing else None
+            ends = members.grace_ends(pid) if playing else None
             auto = playing and table.stand_in(i)
             seats.append(
                 {
@@ -213,7 +219,13 @@ class Delivery:
                     "away_since_ms": int(away * 1000) if away is not None else None,
                     # when the grace ends: a bot takes over (settings.auto_bot), or
                     # anyone seated may hand the seat to one
-                    "grace_ends_ms": int((away + grace) * 1000) if away is not None else None,
+                    # (the person's own: fixed when they went)
+                    "grace_ends_ms": int(ends * 1000) if ends is not None else None,
+                    # from when a seat link may be made for the seat: the
+                    # grace, and never sooner than SEAT_LINK_FLOOR
+                    "link_ms": int(max(ends, away + SEAT_LINK_FLOOR) * 1000)
+                    if ends is not None and away is not None
+                    else None,
                     "host_passes_ms": passes_ms if pid == members.host else None,
                 }
             )
@@ -241,6 +253,10 @@ class Delivery:
             "spectator_names": watching,
             # ids too, so the host can remove a spectator (kick {"player": id})
             "watchers": [{"player": p.player_id, "name": p.name} for p in watchers],
+            # people the host removed: the host may let them back in (let_in)
+            "removed": [
+                {"player": pid, "name": r.name} for pid, r in members.record.removed.items()
+            ],
             "games_played": table.games_played,
             # the game being played, or the last one: its page is /#game/<id>
             "game_id": table.game_id,

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
+from time import perf_counter
 from typing import Any, Protocol
 
 from app.bots.thinking import Thinker
+from app.core import metrics
 from app.games.base import Game
 from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
@@ -98,7 +100,11 @@ class RoomManager:
         self._loading[code] = done
         try:
             try:
+                started = perf_counter()
                 room = await self._load(code)
+                if room is not None:
+                    metrics.REBUILDS.inc()
+                    metrics.since(metrics.REBUILD_SECONDS, started)
             except (RoomError, asyncio.CancelledError):
                 raise
             except Exception as err:  # storage away: a clear refusal, tried again later
@@ -141,13 +147,25 @@ class RoomManager:
         return room.code, player, token
 
     async def claim(
-        self, code: str, claim: str, *, guest_id: str | None = None
+        self,
+        code: str,
+        claim: str,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
     ) -> tuple[str, PlayerRecord, str, bool]:
         """Take a place with a link; the room's code as stored, the person,
         their new token, and whether it was the person's own move link."""
         room = await self.require(code)
-        player, token, own = await room.claim(token_hash(claim), guest_id=guest_id)
+        player, token, own = await room.claim(
+            token_hash(claim), guest_id=guest_id, account_id=account_id
+        )
         return room.code, player, token, own
+
+    async def release_person(self, code: str, guest_id: str) -> int:
+        """The guest moved to another browser: their place in this room
+        leaves the old one too (Room.release_person)."""
+        return await (await self.require(code)).release_person(guest_id)
 
     async def public(self, code: str) -> dict[str, Any]:
         return (await self.require(code)).room_public()

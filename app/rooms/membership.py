@@ -21,8 +21,9 @@ from app.bots import DEFAULT_LEVEL
 from app.rooms.clock import Clock, system_clock
 from app.rooms.errors import RoomError
 from app.rooms.ratelimit import TokenBucket
+from app.rooms.settings import LOBBY_HOST_GRACE
 from app.rooms.tokens import new_player_id, new_token, token_hash
-from app.store.records import PlayerRecord, ReplacedToken, RoomRecord
+from app.store.records import PlayerRecord, RemovedPerson, ReplacedToken, RoomRecord
 
 #: people (players and spectators) in one room
 MAX_MEMBERS = 60
@@ -33,6 +34,13 @@ CLAIM_TTL = 15 * 60
 #: (stored with the room, so a restart forgets none of them)
 REPLACED_MAX = 64
 REPLACED_TTL = 7 * 24 * 3600
+#: a seat link is made only for a person away this long at least, whatever the
+#: room's `disconnect_grace` (a host who sets the grace to 0 mid-game cannot
+#: hand a seat away while its phone reconnects); docs/security.md names it
+SEAT_LINK_FLOOR = 10.0
+#: people the host removed, remembered so the same browser or account cannot
+#: walk back in (at most this many a room: the oldest is forgotten first)
+REMOVED_MAX = 256
 #: chat per person, players and spectators alike, whatever their number of tabs:
 #: a message a second on average, in bursts of up to CHAT_BURST
 CHAT_RATE = 1.0
@@ -66,7 +74,13 @@ def moved_refusal(r: ReplacedToken) -> RoomError:
 
 
 class Membership:
-    def __init__(self, record: RoomRecord, max_seats: int, clock: Clock = system_clock) -> None:
+    def __init__(
+        self,
+        record: RoomRecord,
+        max_seats: int,
+        clock: Clock = system_clock,
+        grace: float = 60.0,
+    ) -> None:
         self.record = record
         self.clock = clock
         self.players: dict[str, PlayerRecord] = {p.player_id: p for p in record.players}
@@ -78,6 +92,10 @@ class Membership:
         self.seats: list[str | None] = [None] * max_seats
         now = self.clock()
         self.away_since: dict[str, float] = {}
+        #: the grace each away person got when they went: the room's
+        #: `disconnect_grace` at that moment, so a setting changed while they
+        #: are away applies to the next drop, not to theirs
+        self.graces: dict[str, float] = {}
         self.seated_at: dict[str, int] = {}
         #: one-time links by hash of the secret: at most one per person
         self.claims: dict[str, Claim] = {}
@@ -96,6 +114,7 @@ class Membership:
                 self.seated_at[p.player_id] = next(self._order)
             if not p.is_bot:
                 self.away_since[p.player_id] = now
+                self.graces[p.player_id] = grace
 
     # ------------------------------------------------------------------ people
 
@@ -124,6 +143,7 @@ class Membership:
         guest_id: str | None,
         account_id: int | None,
         hashed: str | None = None,
+        grace: float = 60.0,
     ) -> tuple[PlayerRecord, str]:
         """A new person, away until their first socket; returns them and their
         token ("" when the caller made the token and passed only its hash)."""
@@ -141,6 +161,7 @@ class Membership:
         self._add(player)
         self.by_token[player.token_hash] = player.player_id
         self.away_since[player.player_id] = self.clock()
+        self.graces[player.player_id] = grace
         self.seat(player, seat)
         return player, token
 
@@ -186,6 +207,7 @@ class Membership:
         self.record.players = [q for q in self.record.players if q.player_id != pid]
         self.by_token.pop(p.token_hash, None)
         self.away_since.pop(pid, None)
+        self.graces.pop(pid, None)
         self.seated_at.pop(pid, None)
         self.chatter.pop(pid, None)
         self.claims = {h: c for h, c in self.claims.items() if c.player_id != pid}
@@ -218,6 +240,13 @@ class Membership:
         """The person here signed in as `account_id` (they may open the room
         on any device and get their own seat back)."""
         return next((p for p in self.humans() if p.account_id == account_id and p.token_hash), None)
+
+    def waiting_for(self, guest_id: str | None) -> PlayerRecord | None:
+        """The guest's place here that a move made elsewhere released (no
+        token: no device holds it), for them to take on their new browser."""
+        if not guest_id:
+            return None
+        return next((p for p in self.humans() if p.guest_id == guest_id and not p.token_hash), None)
 
     def new_claim(
         self, p: PlayerRecord, by: PlayerRecord, hashed: str | None = None
@@ -264,6 +293,43 @@ class Membership:
         if replaced is not None and self.clock() - replaced.at <= REPLACED_TTL:
             return moved_refusal(replaced)
         return RoomError("bad_token", "this link's seat token is missing or not valid")
+
+    # ----------------------------------------------------------------- removal
+
+    def remember_removed(self, p: PlayerRecord) -> None:
+        """The host removed `p`: their browser and account are turned away
+        from now on (`check_not_removed`), until the host lets them in."""
+        if not (p.guest_id or p.account_id is not None):
+            return  # nothing to know them by again
+        removed = self.record.removed
+        removed.pop(p.player_id, None)
+        removed[p.player_id] = RemovedPerson(p.name, p.guest_id, p.account_id, self.clock())
+        while len(removed) > REMOVED_MAX:
+            del removed[next(iter(removed))]
+
+    def check_not_removed(self, guest_id: str | None, account_id: int | None) -> None:
+        for r in self.record.removed.values():
+            if (guest_id and r.guest_id == guest_id) or (
+                account_id is not None and r.account_id == account_id
+            ):
+                raise RoomError(
+                    "removed",
+                    "the host removed you from this room; ask them to let you back in",
+                )
+
+    def check_may_join(self, guest_id: str | None, account_id: int | None, locked: bool) -> None:
+        """Why a new person may not come in, if they may not: removed before,
+        or the room is locked to new people."""
+        self.check_not_removed(guest_id, account_id)
+        if locked:
+            raise RoomError("locked", "the host has locked this room to new people")
+
+    def let_in(self, pid: object) -> RemovedPerson:
+        """Forget a removal: that browser and account may join again."""
+        found = self.record.removed.pop(pid, None) if isinstance(pid, str) else None
+        if found is None:
+            raise RoomError("bad_player", "nobody by that id was removed from this room")
+        return found
 
     def humans(self) -> list[PlayerRecord]:
         return [p for p in self.players.values() if not p.is_bot]
@@ -326,11 +392,23 @@ class Membership:
 
     def arrived(self, pid: str) -> None:
         self.away_since.pop(pid, None)
+        self.graces.pop(pid, None)
 
-    def left(self, pid: str) -> None:
+    def left(self, pid: str, grace: float) -> None:
+        """`pid`'s last socket went: away from now, with the room's grace as it
+        is now (a person already away keeps the moment and grace they had)."""
         p = self.players.get(pid)
-        if p is not None and not p.is_bot:
-            self.away_since.setdefault(pid, self.clock())
+        if p is not None and not p.is_bot and pid not in self.away_since:
+            self.away_since[pid] = self.clock()
+            self.graces[pid] = grace
+
+    def grace_ends(self, pid: str, grace: float | None = None) -> float | None:
+        """When `pid`'s grace is over (None: they are here).  `grace` overrides
+        the one they got when they went (the host's shorter lobby grace)."""
+        away = self.away_since.get(pid)
+        if away is None:
+            return None
+        return away + (self.graces.get(pid, 0.0) if grace is None else grace)
 
     def heir(self) -> PlayerRecord | None:
         """Who takes the host role: the connected person seated longest, else
@@ -347,6 +425,15 @@ class Membership:
         host = self.host
         return self.away_since.get(host) if host is not None else None
 
+    def host_grace_ends(self, playing: bool) -> float | None:
+        """When an away host's role passes on: their own grace, shortened to
+        LOBBY_HOST_GRACE between games (the others are waiting to start)."""
+        host = self.host
+        if host is None or host not in self.away_since:
+            return None
+        grace = self.graces.get(host, 0.0)
+        return self.grace_ends(host, grace if playing else min(grace, LOBBY_HOST_GRACE))
+
     # ------------------------------------------------------------------ saving
 
     def snapshot(self) -> RoomRecord:
@@ -362,4 +449,5 @@ class Membership:
             tally=dict(r.tally),
             closed=r.closed,
             replaced=dict(r.replaced),
+            removed=dict(r.removed),
         )

@@ -23,12 +23,14 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
+from time import perf_counter
 from typing import Any
 
 import orjson
 
 from app.bots import DEFAULT_LEVEL, LEVELS
 from app.bots.thinking import InlineThinker, Job, Thinker, heuristic_move
+from app.core import logs, metrics
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
@@ -39,7 +41,7 @@ from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, nudge_text
 from app.rooms.quiet import QuietPosso
-from app.rooms.settings import RoomSettings, host_grace, parse_settings
+from app.rooms.settings import RoomSettings, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timer, Timers
@@ -56,6 +58,14 @@ TALLY_POINTS = (3, 2, 1, 0)
 BOT_FILL_GAMES = frozenset({"bigtwo"})
 
 Seeds = Callable[[], int]
+
+
+def owns(p: PlayerRecord, guest_id: str | None, account_id: int | None) -> bool:
+    """Whether a browser with this guest identity, or signed in to this
+    account, is `p`'s own."""
+    if guest_id and p.guest_id == guest_id:
+        return True
+    return account_id is not None and p.account_id == account_id
 
 
 def moves_as_guest(p: PlayerRecord) -> bool:
@@ -117,10 +127,14 @@ class Room:
         self.on_close = on_close
         self.seeds = seeds
         self.settings: RoomSettings = parse_settings(record.settings)
+        #: when the host last changed the settings: a turn timer they set
+        #: mid-turn counts from then, not from the turn's start (a host cannot
+        #: time a friend's long think out at once)
+        self.settings_at = 0.0
         self.lock = asyncio.Lock()
         self.closed = False
         game = games[record.game]
-        self.members = Membership(record, game.max_seats, clock)
+        self.members = Membership(record, game.max_seats, clock, self.settings.disconnect_grace)
         self.table = Table(game, records, self.code, clock)
         self.table.on_fenced = self._moved_away
         #: a write was refused for a newer owner: stepping down (`_moved_away`)
@@ -280,10 +294,21 @@ class Room:
             if account_id is not None:
                 known = members.by_account(account_id)
                 if known is not None:
+                    known.lent = False  # the person themselves, on a device of theirs
                     return known, await self._move_device(known, guest_id, hashed=token_hash)
+            waiting = members.waiting_for(guest_id)
+            if waiting is not None:  # moved here from another room: their place
+                waiting.lent = False
+                return waiting, await self._move_device(waiting, None, hashed=token_hash)
+            members.check_may_join(guest_id, account_id, self.settings.locked)
             seat = None if spectator or self.table.playing else members.free_seat()
             player, token = members.add_person(
-                name, seat, guest_id=guest_id, account_id=account_id, hashed=token_hash
+                name,
+                seat,
+                guest_id=guest_id,
+                account_id=account_id,
+                hashed=token_hash,
+                grace=self.settings.disconnect_grace,
             )
             if host or members.host is None:
                 members.host = player.player_id
@@ -293,24 +318,36 @@ class Room:
             return player, token
 
     async def claim(
-        self, claim_hash: str, *, guest_id: str | None = None, token_hash: str | None = None
+        self,
+        claim_hash: str,
+        *,
+        guest_id: str | None = None,
+        account_id: int | None = None,
+        token_hash: str | None = None,
     ) -> tuple[PlayerRecord, str, bool]:
         """Take a place with a one-time link (`seat_link`, `move_link`), named by
         the hash of its secret (the secret itself never leaves the route); the
         person, their new token, and whether it was their own move link.
 
         A seat link someone else made writes nothing of the claimer's onto the
-        person's record, so each person's history holds what they played.  A
+        person's record, so each person's history holds what they played; and
+        unless the claimer's browser is the person's own, the place is `lent`:
+        it may not move the person, and the person's identity elsewhere may
+        not follow its cards while the game runs (a seat link moves a seat,
+        never a person).  A browser or account the host removed may not claim.  A
         guest's own move link leaves the record as it is too: the person
         moves, not only the place - the route makes the new browser act as
         the person's guest id everywhere (app/api/rooms.py).  A place held by an
         account (or with no guest id) takes the new browser's guest id, so
         that browser sees the game even while signed out."""
         async with self.lock:
+            if not self.closed:
+                self.members.check_not_removed(guest_id, account_id)
             found = None if self.closed else self.members.take_claim(claim_hash)
             if found is None:
                 raise bad_claim()
             person, claim = found
+            person.lent = not (claim.own or owns(person, guest_id, account_id))
             maker = self.members.names.get(claim.by, "someone")
             self.members.remember_replaced(person, maker, claim.own)
             token = await self._move_device(
@@ -320,6 +357,30 @@ class Room:
                 hashed=token_hash,
             )
             return person, token, claim.own
+
+    async def release_person(self, guest_id: str) -> int:
+        """The guest `guest_id` moved to another browser with a move link made
+        in another room: their place here leaves the old browser too (its
+        token void, its sockets closed and told why), and waits for them to
+        open the room on the new one (`join` finds it by their guest id).
+        How many places were released."""
+        async with self.lock:
+            if self.closed:
+                return 0
+            held = [p for p in self.members.humans() if p.guest_id == guest_id and p.token_hash]
+            for person in held:
+                self.members.remember_replaced(person, person.name, True)
+                self.members.void_token(person)
+                self.delivery.close_person(
+                    person.player_id, CLOSE_MOVED, "you moved to another device"
+                )
+                self.members.left(person.player_id, self.settings.disconnect_grace)
+            if held:
+                self._mark_idle()
+                await self.save()
+                self._schedule_presence()
+                self.change([room_event("moved", seat=p.seat, name=p.name) for p in held])
+            return len(held)
 
     async def _move_device(
         self,
@@ -340,7 +401,7 @@ class Room:
             else "your seat moved to another device"
         )
         self.delivery.close_person(person.player_id, CLOSE_MOVED, moved)
-        self.members.left(person.player_id)
+        self.members.left(person.player_id, self.settings.disconnect_grace)
         self._mark_idle()
         await self.save()
         self._schedule_presence()
@@ -391,7 +452,7 @@ class Room:
             player = self.members.players.get(conn.player_id)
             if player is None or self.closed:
                 return
-            self.members.left(player.player_id)
+            self.members.left(player.player_id, self.settings.disconnect_grace)
             events: list[Event] = []
             seat = self.table.seat_of(player.player_id)
             if seat is not None and not player.is_bot:
@@ -406,6 +467,8 @@ class Room:
     ) -> None:
         """Apply one client message; the reply (ack or error) goes to `conn`
         only, in the same frame as what the message changed (`Connection.hold`)."""
+        started, refused = perf_counter(), None  # for app/core/metrics.py
+        logs.in_room(self.code, self.table.game_id)  # this task's log lines name them
         async with self.lock:
             conn.hold()
             try:
@@ -418,10 +481,12 @@ class Room:
                 else:
                     data = await run_command(self, conn, player, payload)
             except (RoomError, IllegalAction) as err:
+                refused = err.code
                 conn.push(self.error_frame(msg_id, err))
                 self._check_moved(err)
             except Exception:
                 log.exception("room %s: unexpected error on %s %r", self.code, kind, payload)
+                refused = "bad_action"
                 oops = RoomError("bad_action", "the server could not process that message")
                 conn.push(self.error_frame(msg_id, oops))
             else:
@@ -429,6 +494,7 @@ class Room:
                 conn.push(orjson.dumps({**ack, "data": data} if data else ack).decode())
             finally:
                 conn.release()
+        metrics.handled(kind, refused, started)
 
     def error_frame(self, msg_id: Any, err: RoomError | IllegalAction) -> str:
         return orjson.dumps({"re": msg_id, "error": err.as_dict(), "v": self.v}).decode()
@@ -480,6 +546,7 @@ class Room:
         self.members.grow(table.game.max_seats)
         await self.save()
         events.append(room_event("finished", result=result))
+        log.info("room %s: game %s of %s over", self.code, table.game_id, table.game.name)
 
     async def start(self) -> None:
         """Deal a new game to the seated people (and bots)."""
@@ -522,6 +589,8 @@ class Room:
             members.add_bot(bot, None)
         members.seat_to(order)
         self.table.begin(order, seed, state, game_id)
+        logs.in_room(self.code, game_id)
+        log.info("room %s: game %d of %s started", self.code, game_id, game.name)
         self.delivery.restart_history()
         self._stop_waits()
         await self.save()
@@ -535,6 +604,8 @@ class Room:
         takes it over under their name.  Their token stops working at once."""
         members, table = self.members, self.table
         seat = person.seat
+        if what == "kicked":
+            members.remember_removed(person)
         members.void_token(person)
         self.quiet.forget(person.player_id)
         self.delivery.close_person(person.player_id, code, reason)
@@ -542,7 +613,7 @@ class Room:
         game_seat = table.seat_of(person.player_id)
         if game_seat is not None:
             person.is_bot = True
-            members.away_since.pop(person.player_id, None)
+            members.arrived(person.player_id)  # a bot is never away
             table.auto.discard(game_seat)
             table.forced.discard(game_seat)
         else:
@@ -561,19 +632,16 @@ class Room:
         self.change(events)
 
     def away_too_long(self, pid: str, grace: float | None = None) -> float:
-        """Seconds until `pid` has been away past the grace (<= 0: they have)."""
-        away = self.members.away_since.get(pid)
-        if away is None:
-            return float("inf")
-        if grace is None:
-            grace = self.settings.disconnect_grace
-        return away + grace - self.clock()
+        """Seconds until `pid` has been away past their grace, the one fixed
+        when they went, or `grace` (<= 0: they have; inf: they are here)."""
+        ends = self.members.grace_ends(pid, grace)
+        return float("inf") if ends is None else ends - self.clock()
 
     async def _pass_host_if_overdue(self) -> list[Event]:
         """A host away past the grace hands the role to whoever is here."""
         host = self.members.host
-        grace = host_grace(self.settings, self.table.playing)
-        if host is None or self.away_too_long(host, grace) > 0:
+        ends = self.members.host_grace_ends(self.table.playing)
+        if host is None or ends is None or ends > self.clock():
             return []
         heir = self.members.heir()
         if heir is None:
@@ -629,7 +697,12 @@ class Room:
         else:
             seat = people[0] if len(to_act) == 1 else None
             timers.start(
-                "turn", "turn", since + limit, self._on_turn_timer, key=frozenset(to_act), seat=seat
+                "turn",
+                "turn",
+                max(since, self.settings_at) + limit,
+                self._on_turn_timer,
+                key=frozenset(to_act),
+                seat=seat,
             )
         for seat in to_act:
             slot = f"bot:{seat}"
@@ -647,18 +720,17 @@ class Room:
         """Wake when the next person passes the grace: a seat a bot should take
         over, or a host role to pass on."""
         members, table = self.members, self.table
-        grace = self.settings.disconnect_grace
         due: list[float] = []
         if table.playing and self.settings.auto_bot and not self.closed:
             for seat, pid in enumerate(table.game_seats):
-                away = members.away_since.get(pid)
-                if away is not None and seat not in table.auto:
-                    due.append(away + grace)
-        host_away = members.host_away_since()
-        if host_away is not None and not self.closed and members.heir() is not None:
+                ends = members.grace_ends(pid)
+                if ends is not None and seat not in table.auto:
+                    due.append(ends)
+        host_ends = members.host_grace_ends(table.playing)
+        if host_ends is not None and not self.closed and members.heir() is not None:
             # with nobody here to take the role there is nothing to wait for:
             # the next person who connects takes it (`_connect`)
-            due.append(host_away + host_grace(self.settings, table.playing))
+            due.append(host_ends)
         if due:
             when = min(due)
             # keyed by the game too: a new game seats people again, and one
@@ -674,6 +746,7 @@ class Room:
 
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         """How a timer's callback runs: under the lock, one change at a time."""
+        logs.in_room(self.code, self.table.game_id)
         async with self.lock:
             if not self.closed or not self.stored:  # a closed room's last save retries
                 await step()

@@ -32,6 +32,9 @@ class RoomSettings(BaseModel):
     bot_delay: float = Field(default=0.8, ge=0, le=10)
     #: finished games of this room may be replayed by anyone
     public_replays: bool = False
+    #: nobody new may join (people already in the room, and people coming back
+    #: on their own browser or account, still get in)
+    locked: bool = False
 
     def timer_seconds(self, kind: str) -> float:
         """How long the engine's named timer runs; unknown kinds get a safe default."""
@@ -44,12 +47,6 @@ class RoomSettings(BaseModel):
 #: seconds an away host keeps the role between games: the others are waiting to
 #: start, so the role passes sooner than a seat in play (never later than the grace)
 LOBBY_HOST_GRACE = 10.0
-
-
-def host_grace(settings: RoomSettings, playing: bool) -> float:
-    """How long a host may be away before the role passes on."""
-    grace = settings.disconnect_grace
-    return grace if playing else min(grace, LOBBY_HOST_GRACE)
 
 
 _GAME_TIMERS = frozenset({"posso_window", "posso_answer", "cut"})

@@ -28,10 +28,12 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable
+from time import perf_counter
 from typing import Any
 
 from app.bots import DEFAULT_LEVEL, bot_for
 from app.bots.thinking import Job
+from app.core import metrics
 from app.games.base import Event, Game, IllegalAction
 from app.games.cards import rng_for
 from app.rooms import snapshots
@@ -350,6 +352,7 @@ class Table:
         if not legal:
             return None
         rng = self._bot_rng(seat)
+        started = perf_counter()
         try:
             action = bot_for(self.game.name, level).choose(
                 self.game.view(self.state, seat), legal, seat, rng
@@ -357,6 +360,7 @@ class Table:
         except Exception:
             log.exception("room %s: bot failed; playing a legal action", self.code)
             action = legal[0]
+        metrics.since(metrics.BOT_SECONDS.labels(level), started)
         return action, legal[0]
 
     def bot_job(self, seat: int, level: str, cap: float) -> Job | None:

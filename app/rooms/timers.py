@@ -37,6 +37,7 @@ import random
 from collections import Counter
 from collections.abc import Awaitable, Callable
 
+from app.core import metrics
 from app.rooms.clock import Clock, system_clock
 
 log = logging.getLogger(__name__)
@@ -165,6 +166,7 @@ class Timers:
             del self._slots[t.slot]
             self._fired[t.slot] = (t.key, t.deadline)
             self.fired[t.kind] += 1
+            metrics.TIMER_FIRINGS.inc()
             await fire(t)
 
         try:

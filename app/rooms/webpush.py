@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 from pywebpush import WebPusher
 
+from app.core import metrics
 from app.rooms.nudges import Nudge, payload
 
 log = logging.getLogger(__name__)
@@ -183,15 +184,18 @@ class Nudges:
                 status = repr(err)
             if status in (200, 201, 202):
                 self.counts["sent"] += 1
+                metrics.PUSH.labels("sent").inc()
                 return
             if status in (404, 410):
                 self.counts["gone"] += 1
+                metrics.PUSH.labels("gone").inc()
                 log.info("push: subscription %d is gone (%s); dropped", sub.id, status)
                 await self._with_retries(lambda: self.subscriptions.drop(sub.id), "drop")
                 return
             retry = isinstance(status, str) or status == 429 or status >= 500
             if not retry or attempt == self.tries - 1:
                 self.counts["failed"] += 1
+                metrics.PUSH.labels("failed").inc()
                 log.warning("push: subscription %d refused the nudge (%s)", sub.id, status)
                 return
             await asyncio.sleep(self._rng.uniform(delay / 2, delay))

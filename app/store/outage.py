@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 
+from app.core import metrics
+
 
 class Outage:
     """Tracks whether the last call to one dependency failed."""
@@ -22,6 +24,7 @@ class Outage:
         self.away = False
 
     def failed(self, err: BaseException) -> None:
+        metrics.REDIS_ERRORS.inc()
         if not self.away:
             self.away = True
             self.log.warning(self.gone, err)

@@ -35,6 +35,10 @@ class PlayerRecord:
     #: a bot's level (app/bots/levels.py) as the host chose it; None for a
     #: person, and for a bot stored before levels existed (it plays at normal)
     bot_level: str | None = None
+    #: held on a device through someone else's seat link: the device is not
+    #: the person's own, so it may not move the person, and the person's own
+    #: browser may not follow the seat's cards while it is so (docs/security.md)
+    lent: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,18 @@ class ReplacedToken:
     at: float
 
 
+@dataclass(frozen=True)
+class RemovedPerson:
+    """Someone the host removed, kept with the room so that the same browser
+    (guest identity) or account is turned away until the host lets them back
+    in: a removal binds a browser and an account, not a human."""
+
+    name: str
+    guest_id: str | None
+    account_id: int | None
+    at: float
+
+
 @dataclass
 class RoomRecord:
     code: str
@@ -64,6 +80,8 @@ class RoomRecord:
     closed: bool = False
     #: seat tokens links replaced, by their hash, oldest first
     replaced: dict[str, ReplacedToken] = field(default_factory=dict)
+    #: people the host removed, by their player id, oldest first
+    removed: dict[str, RemovedPerson] = field(default_factory=dict)
 
 
 class Fenced(Exception):

@@ -33,6 +33,7 @@ import math
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+from app.core import metrics
 from app.store.records import FinishedGame, GameRecord, Records, RoomRecord, Snapshot
 
 T = TypeVar("T")
@@ -72,6 +73,7 @@ class TimedRecords:
         except asyncio.CancelledError:
             # ours only if no other cancel came meanwhile (asyncio.timeout's rule)
             if task in self._expired and task.uncancel() <= cancelling:
+                metrics.DATABASE_ERRORS.inc()
                 raise TimeoutError(f"storage gave no answer within {self.seconds:g} s") from None
             raise
         finally:

@@ -7,7 +7,7 @@ import { cardsText } from "./cards.js";
 import { icon } from "./icons.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
 import { logPanel } from "./log.js";
-import { personLink, gameExports } from "./records.js";
+import { personLink, gameExports } from "./gamelinks.js";
 
 const TITLES = { posso: "Posso", possession: "Possession", possum: "Possum", bigtwo: "Big Two" };
 const TABLES = {

@@ -54,12 +54,19 @@ export async function loadSettingsSchema() {
   return settingsCache;
 }
 
-export function settingsForm(info) {
+/** The room settings form, opened at `current` (a room's stored settings)
+ * and showing only what applies to `game` (Posso's timers for Posso). */
+export function settingsForm(info, current = {}, game = null) {
   if (!info || !info.schema) return null;
-  const props = info.schema.properties || {};
-  for (const [k, p] of Object.entries(props)) if (!p.description && SETTING_HELP[k]) p.description = SETTING_HELP[k];
-  return optionsForm({ name: "room", options_schema: info.schema });
+  const props = {};
+  for (const [k, p] of Object.entries(info.schema.properties || {})) {
+    if (game && POSSO_ONLY.has(k) && game !== "posso") continue;
+    props[k] = !p.description && SETTING_HELP[k] ? { ...p, description: SETTING_HELP[k] } : p;
+  }
+  return optionsForm({ name: "room", options_schema: { ...info.schema, properties: props } }, current);
 }
+/** Settings only Posso uses: its window, answer and cut timers. */
+const POSSO_ONLY = new Set(["posso_window", "posso_answer", "cut"]);
 
 function nameField(id) {
   return h("input", {
@@ -234,7 +241,10 @@ export async function joinRoom(code, name, spectator) {
 export async function claimSeat(code, claim) {
   const r = await api(`/api/rooms/${encodeURIComponent(code)}/claim`, { method: "POST", body: { claim } });
   rememberSeat(r.code, { token: r.token, seat: r.seat, name: savedName() || null, player: r.player });
-  toast("Welcome back: your seat is yours again on this device.");
+  const others = r.moved_with || [];
+  toast(others.length
+    ? `Welcome back: your seat is yours again on this device, and so are your places in ${others.length} other room${others.length > 1 ? "s" : ""} (${others.join(", ")}): open each and join to take yours.`
+    : "Welcome back: your seat is yours again on this device.");
   go(`/r/${r.code}`);
 }
 
@@ -340,7 +350,8 @@ export function seatsPanel(ctx) {
     // a player whose device is gone for good comes back on another with a
     // one-time link: the host or a player may make one once the grace is over
     if ((you.seat !== null || isHost) && i !== you.seat && !s.bot && !s.connected) {
-      const early = s.grace_ends_ms && s.grace_ends_ms > Date.now();
+      const from = s.link_ms || s.grace_ends_ms;
+      const early = from && from > Date.now();
       ctl.append(h("button.small", {
         onclick: () => seatLink(i),
         title: early ? "Allowed once their grace period ends" : null,
@@ -369,6 +380,15 @@ export function seatsPanel(ctx) {
           onclick: () => { if (confirm(`Remove ${w.name} from the room?`)) cmd({ type: "kick", player: w.player }); },
         }, "Remove"))));
     }
+    // a removal binds that browser and account until the host lets them back
+    for (const r of room.removed || []) {
+      list.append(h("li.seat-row.removed", { dataset: { player: r.player } },
+        h("span.dot"), h("span.who", r.name), h("span.tags", h("span.tag", "removed")),
+        h("div.ctl", h("button.small", {
+          onclick: () => cmd({ type: "let_in", player: r.player }),
+          title: `${r.name} cannot come back into this room from the same browser or account until you let them`,
+        }, "Let back in"))));
+    }
   }
   list.append(h("li.seat-row.move", moveBox(room, socket)));
   return list;
@@ -384,7 +404,7 @@ function moveBox(room, socket) {
       const link = `${inviteLink(room.code)}#claim=${r.data.claim}`;
       const qr = await api("/api/qr", { method: "POST", body: { text: link } });
       mount(box,
-        h("p.muted", "Open this on your other device (once, within 15 minutes). This one will leave the room."),
+        h("p.muted", "Open this on your other device (once, within 15 minutes). This browser then stops being you: your place here and in your other rooms, your games, records and turn alerts all move to the new one."),
         h("img.qr", { src: qr.svg, alt: "QR code of the link" }),
         h("input", { type: "text", readonly: true, value: link, "aria-label": "Link to your place", onfocus: (e) => e.target.select() }));
     } catch (e) {
@@ -425,7 +445,8 @@ export function lobbyPanel(ctx, games) {
     const build = () => {
       const g = games?.find((x) => x.name === picked);
       if (!g) return;
-      form = optionsForm(g);
+      // the room's game opens at its saved rules, another game at its defaults
+      form = optionsForm(g, picked === room.game ? room.options || {} : {});
       mount(box, form.el);
     };
     sel.addEventListener("change", () => {
@@ -441,7 +462,9 @@ export function lobbyPanel(ctx, games) {
           onclick: async () => {
             err.textContent = "";
             try {
-              await socket.cmd({ type: "set_game", game: picked, options: form.values() });
+              // the saved rules with what the host changed (set_game replaces them all)
+              const options = picked === room.game ? { ...(room.options || {}), ...form.changed() } : form.values();
+              await socket.cmd({ type: "set_game", game: picked, options });
               toast("House rules saved.");
             } catch (e) {
               err.textContent = e.message;
@@ -508,29 +531,19 @@ function settingsEditor(ctx) {
   const box = h("details.hostrules", h("summary", "Room settings"));
   const err = h("p.err");
   loadSettingsSchema().then((info) => {
-    const f = settingsForm(info);
+    // opened at the room's stored values; only what the host changes is sent
+    const f = settingsForm(info, room.settings || {}, room.game);
     if (!f) return;
-    // Show the room's current values.
-    for (const [k, v] of Object.entries(room.settings || {})) {
-      const input = f.el.querySelector(`[name="${k}"]`);
-      if (!input) continue;
-      if (input.type === "checkbox") input.checked = !!v;
-      else input.value = v === null ? "" : String(v);
-    }
     box.append(f.el, err, h("button", {
       onclick: async () => {
         err.textContent = "";
         try {
-          const values = f.values();
-          // values() lists changes from the defaults; send every field so a
-          // setting put back to its default is sent too.
-          const all = {};
-          for (const el of f.el.querySelectorAll("[name]")) {
-            const k = el.name;
-            if (k in values) all[k] = values[k];
-            else all[k] = info.defaults?.[k] ?? null;
+          const changed = f.changed();
+          if (!Object.keys(changed).length) {
+            toast("Nothing changed.");
+            return;
           }
-          await socket.cmd({ type: "set_settings", settings: all });
+          await socket.cmd({ type: "set_settings", settings: changed });
           toast("Room settings saved.");
         } catch (e) {
           err.textContent = e.message;

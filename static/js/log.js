@@ -20,6 +20,15 @@ export function logPanel() {
       if (list.children.length > 400) list.firstChild.remove();
       scroll();
     },
+    /** Older lines, above the others (the log's "Earlier moves"); the
+     * newest stay in view. */
+    prepend(older) {
+      older = older.slice(Math.max(0, older.length - (400 - lines.length)));
+      if (!older.length) return;
+      lines.unshift(...older);
+      const first = list.querySelector("li");
+      for (const { text, cls } of older) list.insertBefore(h("li", { class: cls || null }, text), first);
+    },
     scroll,
   };
 }
@@ -28,6 +37,7 @@ const WHAT = {
   joined: (n) => `${n} joined the room.`,
   left: (n) => `${n} left the room.`,
   kicked: (n) => `${n} was removed by the host.`,
+  let_in: (n, e) => `${e.by} let ${n} back into the room.`,
   sat: (n, e) => (e.seat === null || e.seat === undefined ? `${n} is watching.` : `${n} sat in seat ${e.seat + 1}.`),
   host: (n, e) => (e.reason === "away" ? `${n} is now the host (the host was away).` : `${n} is now the host.`),
   bot_added: (n, e) => `${n} (${e.level ? `${e.level} ` : ""}bot) sat down.`,

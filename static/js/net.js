@@ -1,13 +1,27 @@
 // The room's WebSocket: its first message carries the seat token (never the
-// URL, which servers log), it reconnects by itself with backoff (resuming with
+// URL, which servers log), it reconnects by itself with backoff and jitter,
+// honouring a refusal's retry_after and giving up after a while (resuming with
 // since=v in incarnation inc, so nothing is missed), notices version gaps and asks for a fresh
 // view, and matches replies to requests by id.
 
 import { BUILD, serverBuild } from "./build.js";
 
-const BACKOFF_MS = [300, 800, 1500, 3000, 5000, 8000];
+// Reconnecting: the wait doubles from FIRST_MS up to LAST_MS, each drawn at
+// random between half and all of it (jitter: pages that lost one server do
+// not all come back at the same instant), and never shorter than a refusal's
+// retry_after. After GIVE_UP tries in a row without a view the page stops
+// and says so, with a button to try again (a page left open must not spend
+// the room's lookups for ever).
+export const BACKOFF = { FIRST_MS: 500, LAST_MS: 20000, GIVE_UP: 8 };
 // Close codes after which trying again cannot help (docs/protocol.md).
 const REFUSED = new Set([4401, 4403, 4404]);
+
+/** The wait before try number `attempt` (0 = the first retry), in ms. */
+export function backoffDelay(attempt, retryAfterS = 0, random = Math.random) {
+  const ceiling = Math.min(BACKOFF.LAST_MS, BACKOFF.FIRST_MS * 2 ** attempt);
+  const jittered = ceiling / 2 + random() * (ceiling / 2);
+  return Math.max(jittered, retryAfterS * 1000);
+}
 
 export class RoomSocket extends EventTarget {
   constructor(code, token) {
@@ -65,8 +79,8 @@ export class RoomSocket extends EventTarget {
     this.room = null; // the room part of this connection's last view
     ws.onopen = () => {
       ws.send(JSON.stringify(this.hello()));
-      this.attempt = 0;
-      this.setStatus("online");
+      // not "online" yet, nor a fresh start for the backoff: a socket the
+      // server refuses opens too (rate limited, room away); a view says it is in
     };
     ws.onmessage = (e) => this.receive(e.data);
     ws.onclose = (e) => {
@@ -96,11 +110,28 @@ export class RoomSocket extends EventTarget {
 
   scheduleReconnect() {
     if (this.closed) return;
-    this.setStatus(navigator.onLine === false ? "offline" : "reconnecting");
-    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
-    this.attempt += 1;
     clearTimeout(this.timer);
+    const offline = navigator.onLine === false;
+    if (!offline && this.attempt >= BACKOFF.GIVE_UP) {
+      // stop here: one plain message and a button (retry), not a loop
+      this.setStatus("gaveup");
+      this.emit("gaveup", { reason: this.lastError || "" });
+      return;
+    }
+    const delay = backoffDelay(this.attempt, this.retryAfter || 0);
+    this.retryAfter = 0;
+    this.attempt += 1;
+    this.retryAt = Date.now() + delay;
+    this.setStatus(offline ? "offline" : "reconnecting");
     this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** The person asked to try again after the page gave up. */
+  retry() {
+    if (this.closed) return;
+    this.attempt = 0;
+    this.lastError = this.refusal = "";
+    this.connect();
   }
 
   /** The network went away: stop waiting on a socket that cannot answer, say
@@ -121,7 +152,9 @@ export class RoomSocket extends EventTarget {
 
   reconnectNow() {
     if (this.closed || (this.ws && this.ws.readyState <= 1)) return;
-    this.attempt = 0;
+    // the page came back into view or online: try now, unless the server
+    // said when (Retry-After) or the page already gave up
+    if (this.status === "gaveup" || (this.retryAt && Date.now() < this.retryAt && this.waitAsked)) return;
     this.connect();
   }
 
@@ -140,7 +173,8 @@ export class RoomSocket extends EventTarget {
   setStatus(s) {
     if (this.status === s) return;
     this.status = s;
-    this.emit("status", { status: s });
+    // with the server's reason while it keeps refusing this socket
+    this.emit("status", { status: s, detail: this.refusal || "" });
   }
 
   emit(type, detail) {
@@ -180,6 +214,11 @@ export class RoomSocket extends EventTarget {
       } else {
         this.room = view.room;
       }
+      // In: the next loss starts its backoff afresh.
+      this.attempt = 0;
+      this.waitAsked = false;
+      this.refusal = "";
+      if (this.status !== "online") this.setStatus("online");
       // A view replaces everything we knew: adopt its version whatever it is.
       this.v = v;
       this.inc = typeof msg.inc === "string" ? msg.inc : null;
@@ -200,8 +239,22 @@ export class RoomSocket extends EventTarget {
 
   /** Resolve or reject the request a reply names. */
   settle(msg) {
+    if (msg.story) this.emit("story", msg.story);
     if (!("re" in msg)) return;
     if (msg.error) this.lastError = msg.error.message;
+    if (msg.error && msg.re === null && !this.synced) {
+      // The server refusing this socket before letting it in (too many
+      // lookups, the room's server away): said once, in the status line,
+      // not as a message per try; wait at least as long as it asked.
+      const wait = Number(msg.error.retry_after);
+      if (wait > 0) {
+        this.retryAfter = wait;
+        this.waitAsked = true;
+      }
+      this.refusal = msg.error.message;
+      this.emit("status", { status: this.status, detail: this.refusal });
+      return;
+    }
     const p = msg.re === null ? null : this.pending.get(msg.re);
     if (p) this.pending.delete(msg.re);
     if (msg.error) {

@@ -52,7 +52,8 @@ function sameKey(a, b) {
 }
 
 /** Subscribe this browser to Web Push and tell the server whose it is (again
- * on every load: the subscription follows whoever uses the browser now).
+ * on every load: whoever uses the browser now gets a subscription of their
+ * own; the server never hands one person's to another).
  * False when this browser cannot (no push service, e.g. headless). */
 export async function subscribePush() {
   const reg = await registerWorker();
@@ -70,7 +71,16 @@ export async function subscribePush() {
   } catch {
     return false;
   }
-  await api("/api/me/push", { method: "PUT", body: sub.toJSON() });
+  try {
+    await api("/api/me/push", { method: "PUT", body: sub.toJSON() });
+  } catch (err) {
+    if (err.code !== "endpoint_taken") throw err;
+    // made for someone who used this browser before: theirs stays theirs, and
+    // a new subscription (a new endpoint) is this person's
+    await sub.unsubscribe();
+    sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: want });
+    await api("/api/me/push", { method: "PUT", body: sub.toJSON() });
+  }
   return true;
 }
 

@@ -97,10 +97,13 @@ const SEAT_NUMBERS = new Set(["first_dealer"]);
 const titleOf = (key, p) => TITLES[key] || p.title || key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 
 /**
- * Build the form for one game. Returns {el, values()} where values() gives
- * only the options the host changed, or throws Error with a message.
+ * Build the form for one game, showing `current` (the stored values) where it
+ * has them, else the defaults. Returns {el, values(), changed()}: values()
+ * gives the options that differ from the defaults (a new room), changed()
+ * those the person changed from what the form opened with (a room's saved
+ * rules); both throw Error with a message for a field that cannot be read.
  */
-export function optionsForm(game) {
+export function optionsForm(game, current = {}) {
   const schema = game.options_schema || game.options || game.schema || {};
   const props = schema.properties || {};
   const fields = [];
@@ -111,8 +114,9 @@ export function optionsForm(game) {
     const id = `opt-${game.name}-${key}`;
     let input;
     let read;
+    const start = current && key in current ? current[key] : p.default;
     if (p.type === "boolean") {
-      input = h("input", { type: "checkbox", id, checked: p.default === true });
+      input = h("input", { type: "checkbox", id, checked: start === true });
       read = () => input.checked;
       box.append(
         h("label.field.check", { for: id }, input, h("span", h("span.label", titleOf(key, p)), help && h("span.help", help))),
@@ -123,7 +127,7 @@ export function optionsForm(game) {
         if (p.nullable) input.append(h("option", { value: "" }, EMPTY[key] || "None"));
         for (const v of p.enum) {
           const o = h("option", { value: String(v) }, LABELS[game.name]?.[key]?.[v] || String(v).replace(/_/g, " "));
-          if (v === p.default) o.selected = true;
+          if (v === start) o.selected = true;
           input.append(o);
         }
         read = () => {
@@ -141,7 +145,7 @@ export function optionsForm(game) {
           type: "number", id, inputmode: "numeric",
           min: lo === undefined ? undefined : lo + shift, max: hi === undefined ? undefined : hi + shift,
           step: p.type === "integer" ? 1 : "any",
-          value: p.default === null || p.default === undefined ? "" : p.default + shift,
+          value: start === null || start === undefined ? "" : start + shift,
           placeholder: p.nullable ? EMPTY[key] || "empty" : "",
         });
         read = () => {
@@ -156,7 +160,7 @@ export function optionsForm(game) {
           return n - shift;
         };
       } else {
-        input = h("input", { type: "text", id, value: p.default ?? "" });
+        input = h("input", { type: "text", id, value: start ?? "" });
         read = () => (input.value === "" && p.nullable ? null : input.value);
       }
       box.append(
@@ -164,19 +168,22 @@ export function optionsForm(game) {
       );
     }
     input.name = key;
-    fields.push({ key, read, def: p.default ?? null });
+    fields.push({ key, read, def: p.default ?? null, start: start ?? null });
   }
   if (!fields.length) box.append(h("p.muted", "This game has no house rules to choose."));
+  /** The fields whose value is not their `from` ("def" or "start") value. */
+  const differing = (from) => {
+    const out = {};
+    for (const f of fields) {
+      const v = f.read();
+      if (v !== f[from]) out[f.key] = v;
+    }
+    return out;
+  };
   return {
     el: box,
-    values() {
-      const out = {};
-      for (const f of fields) {
-        const v = f.read();
-        if (v !== f.def) out[f.key] = v;
-      }
-      return out;
-    },
+    values: () => differing("def"),
+    changed: () => differing("start"),
   };
 }
 

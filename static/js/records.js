@@ -1,13 +1,13 @@
 // Records among friends: a person's page (games, places, Posso totals, Big
 // Two series, rivals), a head-to-head between two people, a room's evening
-// (its games in order and a league table), the exports of a game (sheet as
-// CSV, printing, the full record as JSON) and the page that replays a kept
-// record.
+// (its games in order and a league table) and the page that replays a kept
+// record.  A game's links to its people and its exports are in gamelinks.js.
 import { h, mount } from "./dom.js";
 import { api } from "./api.js";
 import { icon } from "./icons.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
 import { replayViewer } from "./history.js";
+import { personLink } from "./gamelinks.js";
 
 const TITLES = { posso: "Posso", possession: "Possession", possum: "Possum", bigtwo: "Big Two" };
 const ORD = (n) => (n === 1 ? "1st" : n === 2 ? "2nd" : n === 3 ? "3rd" : `${n}th`);
@@ -16,12 +16,6 @@ const title = (g) => TITLES[g] || g;
 function when(iso) {
   if (!iso) return "";
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
-
-/** A seat's name, linked to the person's page when the seat is a person's. */
-export function personLink(seat) {
-  if (!seat.person) return h("span", seat.name);
-  return h("a.person", { href: `/#person/${seat.person}` }, seat.name);
 }
 
 function placesText(places) {
@@ -173,20 +167,6 @@ export function showSheets(app, code) {
       document.body.dataset.sheets = String(posso.length);
     })
     .catch((e) => mount(box, h("p.err", e.message)));
-}
-
-/** A finished game's exports: the sheet as CSV, printing, the full record. */
-export function gameExports(g) {
-  const links = [];
-  if (g.has_sheet) {
-    links.push(h("a", { href: `/api/history/games/${g.id}/sheet.csv`, download: "" }, "Score sheet as CSV"));
-    links.push(h("button", { onclick: () => window.print() }, "Print the sheet"));
-  }
-  if (g.status === "finished" && (g.my_seats?.length || g.public_replays)) {
-    links.push(h("a", { href: `/api/history/games/${g.id}/record`, download: "" }, "Full record (JSON)"));
-  }
-  links.push(h("a", { href: `/#evening/${encodeURIComponent(g.room)}` }, "The room's evening"));
-  return h("p.exports.noprint", links.map((l, i) => [i ? " · " : "", l]));
 }
 
 /** Replays a record someone kept (GET .../record): the file never leaves

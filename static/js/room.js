@@ -28,6 +28,7 @@ const STATUS_TEXT = {
   offline: "You are offline. Waiting for the network…",
   refused: "This seat is no longer valid.",
   left: "You left the room.",
+  gaveup: "Could not reach the room.",
 };
 
 export function showRoom(app, code) {
@@ -141,7 +142,9 @@ class RoomPage {
     }
     this.socket.addEventListener("view", (e) => this.onView(e.detail));
     this.socket.addEventListener("event", (e) => this.onEvent(e.detail));
-    this.socket.addEventListener("status", (e) => this.onStatus(e.detail.status));
+    this.socket.addEventListener("status", (e) => this.onStatus(e.detail.status, e.detail.detail));
+    this.socket.addEventListener("gaveup", () => this.onGaveUp());
+    this.socket.addEventListener("story", (e) => { this.storyBefore = e.detail.before; this.showOlder(); });
     this.socket.addEventListener("refused", (e) => this.onRefused(e.detail));
     this.socket.addEventListener("error", (e) => this.showError(e.detail.message || "Refused."));
     this.socket.connect();
@@ -176,9 +179,85 @@ class RoomPage {
     setStatusBanner(null);
   }
 
-  onStatus(status) {
-    setStatusBanner(status === "online" ? null : STATUS_TEXT[status] || status);
+  /** One line says how the connection is: in the banner once the room is
+   * shown, in place of "Opening the room…" before (never both, and a refusal
+   * repeated on each try replaces the line instead of piling up). */
+  onStatus(status, detail) {
     document.body.classList.toggle("is-offline", status !== "online");
+    if (status === "gaveup") return; // onGaveUp says it, with its button
+    let text = status === "online" ? null : STATUS_TEXT[status] || status;
+    if (text && detail) text = `${text} ${detail[0].toUpperCase()}${detail.slice(1)}.`;
+    if (!this.view && text) {
+      setStatusBanner(null);
+      const line = this.app.querySelector(".loading p");
+      if (line) line.textContent = text;
+      else mount(this.app, h("div.loading", h("p", text)));
+      return;
+    }
+    setStatusBanner(text);
+  }
+
+  /** The socket stopped trying: say so plainly, with one button to try again. */
+  onGaveUp() {
+    const again = () => {
+      setStatusBanner(null);
+      this.socket.retry();
+    };
+    const why = this.socket.lastError;
+    const text = "Could not reach the room after several tries.";
+    if (this.view) {
+      setStatusBanner(text, { label: "Try again", onclick: again });
+      return;
+    }
+    mount(this.app,
+      h("div.loading.gaveup",
+        h("p", text),
+        why ? h("p.muted", why[0].toUpperCase() + why.slice(1)) : null,
+        h("button.btn.primary", { type: "button", onclick: () => {
+          mount(this.app, h("div.loading", h("p", "Opening the room…")));
+          again();
+        } }, "Try again")));
+  }
+
+  /** The log's button for the game's story before what this tab was told. */
+  showOlder() {
+    const list = this.log.el;
+    let btn = list.querySelector(".older");
+    if (this.storyBefore === null || this.storyBefore === undefined) {
+      if (btn) btn.remove();
+      return;
+    }
+    if (!btn) {
+      btn = h("button.btn.small.older", { type: "button", onclick: () => this.loadOlder() }, "Earlier moves");
+      list.prepend(btn);
+    }
+  }
+
+  /** Fetch one older page of events and put its lines above the log's. */
+  async loadOlder() {
+    const before = this.storyBefore;
+    if (typeof before !== "number" || !this.table) return;
+    let data;
+    try {
+      data = (await this.socket.cmd({ type: "story", before })).data;
+    } catch (e) {
+      toast(e.message, "error");
+      return;
+    }
+    const ctx = this.context();
+    const lines = [];
+    for (const { v, event } of data.events) {
+      let d = null;
+      if (event.type === "room") d = roomEventText(event);
+      else if (event.type !== "chat" && this.table.describe) d = this.table.describe(event, ctx);
+      if (!d) continue;
+      const text = typeof d === "string" ? d : d.text;
+      const cls = event.type === "room" ? "sys" : typeof d === "string" ? "" : d.cls || "";
+      if (!this.log.lines.some((l) => l.v === v && l.text === text)) lines.push({ text, cls, v });
+    }
+    this.log.prepend(lines);
+    this.storyBefore = data.before;
+    this.showOlder();
   }
 
   onRefused({ code, reason }) {
@@ -549,11 +628,14 @@ class RoomPage {
   }
 }
 
-function setStatusBanner(text) {
+function setStatusBanner(text, action = null) {
   const el = $("#netstatus");
   if (!el) return;
   el.hidden = !text;
   el.textContent = text || "";
+  if (text && action) {
+    el.append(" ", h("button.btn.small", { type: "button", onclick: action.onclick }, action.label));
+  }
 }
 
 

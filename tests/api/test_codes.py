@@ -163,6 +163,7 @@ def _streams(clients: list[TestClient]) -> bytes:
     return asyncio.run(read())
 
 
+@pytest.mark.usefixtures("no_link_floor")
 def test_redis_streams_carry_no_token_cookie_or_secret(
     three: tuple[list[TestClient], Spy],
 ) -> None:

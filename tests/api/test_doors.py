@@ -58,13 +58,17 @@ def test_joining_is_limited_per_minute(tight: TestClient) -> None:
 
 def test_looking_rooms_up_is_limited_over_http_and_sockets(tight: TestClient) -> None:
     """Guessing codes is lookups: a GET of a room and a socket opened to one
-    count alike, and past the limit neither tells whether the room exists."""
+    with a token that is not one count alike, and past the limit neither tells
+    whether the room exists."""
     t = create(tight, "tiny")
     for code in (t["code"], "NOPE99", "NOPE98"):
         assert tight.get(f"/api/rooms/{code}").status_code in (200, 404)
-    with tight.websocket_connect(f"/ws/rooms/{t['code']}") as ws:  # the 4th lookup
-        ws.send_json(hello(t["token"]))
+    with tight.websocket_connect(f"/ws/rooms/{t['code']}") as ws:
+        ws.send_json(hello(t["token"]))  # a seat's own socket counts on the seat
         assert "view" in ws.receive_json()
+    with tight.websocket_connect(f"/ws/rooms/{t['code']}") as ws:  # the 4th lookup
+        ws.send_json(hello("not-a-token"))
+        assert ws.receive_json()["error"]["code"] == "bad_token"
     _refused(tight.get(f"/api/rooms/{t['code']}"), "room lookups")
     with tight.websocket_connect(f"/ws/rooms/{t['code']}") as ws:
         msg = ws.receive_json()
@@ -72,6 +76,37 @@ def test_looking_rooms_up_is_limited_over_http_and_sockets(tight: TestClient) ->
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
         assert closed.value.code == 4429
+
+
+def test_a_page_reconnecting_in_a_loop_never_locks_out_its_household(tiny: None) -> None:
+    """Friends behind one address: a page whose socket reconnects in a loop
+    spends its own seat's lookups, not the address's, so a housemate still
+    gets in and can look the room up; guesses still count on the address."""
+    with _app(lookups_per_minute=4) as c:
+        t = create(c, "tiny")
+        bob = join(c, t["code"], "Bob")
+        looped = 0
+        for _ in range(10):  # Ann's page, in a loop
+            with c.websocket_connect(f"/ws/rooms/{t['code']}") as ws:
+                ws.send_json(hello(t["token"]))
+                msg = ws.receive_json()
+                if "view" in msg:
+                    looped += 1
+                else:
+                    assert msg["error"]["code"] == "rate_limited", msg
+                    assert "retry_after" in msg["error"]
+        assert looped == 4  # its own seat's limit holds it back
+        with connect(c, t["code"], bob["token"]) as housemate:
+            assert "view" in housemate.recv()
+        assert c.get(f"/api/rooms/{t['code']}").status_code == 200
+        # a page guessing tokens (or codes) spends the address's lookups
+        # (Bob's join and the GET above were two of its four)
+        for code in (t["code"], "NOPE99"):
+            with c.websocket_connect(f"/ws/rooms/{code}") as ws:
+                ws.send_json(hello("guess"))
+                assert ws.receive_json()["error"]["code"] in ("bad_token", "no_room")
+        with c.websocket_connect(f"/ws/rooms/{t['code']}") as ws:
+            assert ws.receive_json()["error"]["code"] == "rate_limited"
 
 
 def test_a_seat_holds_a_bounded_number_of_sockets(tiny: None) -> None:

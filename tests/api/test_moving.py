@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from app.api.identity import GUEST_COOKIE
 from app.core.config import Settings
@@ -91,10 +92,23 @@ def test_a_move_link_takes_a_guests_games_and_records_to_the_new_browser(db_url:
         _browser(ev, "Bob")
         refused = ev.client.get(f"/api/people/{person}")
         assert refused.status_code == 403, "the laptop may not read Bob's records any more"
-        # the laptop's place in Ann's room keeps its seat token: moved, it would
-        # leave the seat with nobody (the phone has no token for it)
-        with connect(ev.client, theirs, bob_there) as laptop_there:
-            assert laptop_there.until_view(lambda v: v["you"] is not None)["you"]["seat"] == 1
+        # the person moved, so the laptop's place in Ann's room left it too: its
+        # token is refused, told why, and the place waits for the phone
+        assert ticket["moved_with"] == [theirs]
+        with pytest.raises(WebSocketDisconnect), connect(ev.client, theirs, bob_there) as gone:
+            assert gone.recv()["error"]["code"] == "seat_moved"
+            gone.recv()
+        # the laptop, a new guest now, cannot take it: joining makes a new person
+        _browser(ev, "Bob")
+        stranger = ev.client.post(f"/api/rooms/{theirs}/join", json={"name": "Not Bob"})
+        assert stranger.json()["player"] != joined.json()["player"]
+        # the phone opens Ann's room and joins: Bob's own place, seat 1
+        _browser(ev, "Phone")
+        back = ev.client.post(f"/api/rooms/{theirs}/join", json={"name": "Bob"})
+        assert back.status_code == 200, back.text
+        assert back.json()["player"] == joined.json()["player"] and back.json()["seat"] == 1
+        with connect(ev.client, theirs, back.json()["token"]) as phone_there:
+            assert phone_there.until_view(lambda v: v["you"] is not None)["you"]["seat"] == 1
         # Ann keeps her games, and still plays with the same Bob
         assert len(_get(ev, "Ann", "/api/me/games")["games"]) == 2
 

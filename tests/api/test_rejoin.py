@@ -25,6 +25,9 @@ sqlite_template = backends.sqlite_template
 
 FAST = {"bot_delay": 0}
 
+#: seat links at once after a grace of 0 (the 10 s floor is tested in tests/rooms/test_identity.py)
+pytestmark = pytest.mark.usefixtures("no_link_floor")
+
 
 def _as_browser(client: TestClient, cookie: str) -> None:
     """The next requests come from the browser holding this guest cookie."""

@@ -112,8 +112,10 @@ def test_one_service_migrates_before_any_replica_starts() -> None:
 
 
 def test_replicas_are_health_checked_and_given_time_to_hand_over() -> None:
+    """On readiness (tests/integration/test_ready.py), not mere liveness: a
+    replica that cannot reach its database or is stopping is unhealthy."""
     for name, app in replicas(compose()).items():
-        assert "127.0.0.1:8000/api/health" in " ".join(app["healthcheck"]["test"]), name
+        assert "127.0.0.1:8000/api/ready" in " ".join(app["healthcheck"]["test"]), name
         assert app.get("restart") == "unless-stopped", name
         # SIGTERM: the replica releases its rooms' leases and closes its sockets
         assert seconds(app["stop_grace_period"]) >= 20, name
@@ -139,7 +141,7 @@ def test_caddyfile_spreads_load_without_sticky_sessions() -> None:
     text = CADDYFILE.read_text()
     policy = re.search(r"^\s*lb_policy\s+(\S+)", text, re.M)
     assert policy and policy[1] not in STICKY
-    assert re.search(r"^\s*health_uri\s+/api/health\s*$", text, re.M)
+    assert re.search(r"^\s*health_uri\s+/api/ready\s*$", text, re.M)
 
 
 def _caddy_adapt(caddy: str, site: str | None) -> dict[str, Any]:
@@ -164,12 +166,15 @@ def test_caddy_reads_the_caddyfile_as_meant() -> None:
         return
     (server,) = _caddy_adapt(caddy, None)["apps"]["http"]["servers"].values()
     assert server["listen"] == [":80"]
-    (route,) = server["routes"]
+    blocked, route = server["routes"]
+    # the metrics never reach the public, whatever the token (app/api/metrics.py)
+    assert blocked["match"] == [{"path": ["/metrics*"]}]
+    assert blocked["handle"] == [{"handler": "static_response", "status_code": 404}]
     (proxy,) = route["handle"]
     assert proxy["handler"] == "reverse_proxy"
     assert sorted(u["dial"] for u in proxy["upstreams"]) == sorted(caddy_upstreams())
     assert proxy["load_balancing"]["selection_policy"]["policy"] not in STICKY
-    assert proxy["health_checks"]["active"]["uri"] == "/api/health"
+    assert proxy["health_checks"]["active"]["uri"] == "/api/ready"
 
     # with a DOMAIN, Caddy serves HTTPS for that name (and gets its certificate)
     (https,) = _caddy_adapt(caddy, "cards.example.com")["apps"]["http"]["servers"].values()

@@ -24,18 +24,25 @@ BIN = Path(sys.executable).parent
 
 
 class LoggedServer:
-    def __init__(self, data: Path) -> None:
+    """`env`: more settings, as environment variables.  `start` again after
+    `stop` restarts it on the same data, its log going on in the same file."""
+
+    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = data / "server.log"
-        env = {**os.environ, "DATA_DIR": str(data), "PYTHONUNBUFFERED": "1"}
-        env.pop("DATABASE_URL", None)
-        env.pop("REDIS_URL", None)
+        self.env = {**os.environ, "DATA_DIR": str(data), "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.env.pop("DATABASE_URL", None)
+        self.env.pop("REDIS_URL", None)
         subprocess.run(
-            [str(BIN / "alembic"), "upgrade", "head"], cwd=ROOT, env=env, check=True,
+            [str(BIN / "alembic"), "upgrade", "head"], cwd=ROOT, env=self.env, check=True,
             capture_output=True,
         )  # fmt: skip
-        with self.log.open("wb") as out:
+        self.start()
+
+    def start(self) -> None:
+        env = self.env
+        with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 uvicorn_command("app.main:app", port=self.port, log_level="info"),
                 cwd=ROOT,

@@ -142,6 +142,7 @@ async def test_a_one_second_drop_cannot_cost_anyone_their_seat() -> None:
     await room.shutdown()
 
 
+@pytest.mark.usefixtures("no_link_floor")
 async def test_a_seat_link_after_the_grace_is_announced_and_changes_nobody_elses_history() -> None:
     room = new_room(TINY, settings={"disconnect_grace": GRACE})
     ann, bob = await seat_people(room, 2)
@@ -177,6 +178,7 @@ async def test_a_seat_link_after_the_grace_is_announced_and_changes_nobody_elses
     await room.shutdown()
 
 
+@pytest.mark.usefixtures("no_link_floor")
 async def test_only_the_host_and_the_players_make_seat_links() -> None:
     room = new_room(TINY, settings={"disconnect_grace": 0})
     ann, bob = await seat_people(room, 2)
@@ -193,6 +195,7 @@ async def test_only_the_host_and_the_players_make_seat_links() -> None:
     await room.shutdown()
 
 
+@pytest.mark.usefixtures("no_link_floor")
 async def test_a_person_has_one_pending_link_at_most() -> None:
     room = new_room(TINY, settings={"disconnect_grace": 0})
     ann, bob = await seat_people(room, 2)

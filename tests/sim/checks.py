@@ -80,6 +80,8 @@ class Checks:
         self.never_stuck(room)
         self.people(room)
         self.bounded(room)
+        self.sim.watch.observe(room)
+        self.sim.watch.deadlines(room)
 
     def at_end(self) -> None:
         self.after_step(self.before_step())

@@ -28,15 +28,41 @@ class FaultyRecords(MemoryRecords):
     def __init__(self, clock: Callable[[], float], rng: random.Random) -> None:
         super().__init__(clock)
         self.rng = rng
-        #: chance that a call meets a fault (0: storage is healthy)
-        self.flaky = 0.0
+        self._flaky = 0.0
+        #: when storage last stopped being flaky, and when a call last hung
+        self._flaky_ended: float | None = None
+        self._hung_at: float | None = None
         #: wall-clock time until which every call fails at once
         self.away_until = 0.0
         self.seen: Counter[str] = Counter()
+        #: told of every move before it is written, with the seat and action
+        self.on_append: Callable[[int | None, dict[str, Any]], None] | None = None
+
+    @property
+    def flaky(self) -> float:
+        """Chance that a call meets a fault (0: storage is healthy)."""
+        return self._flaky
+
+    @flaky.setter
+    def flaky(self, chance: float) -> None:
+        if self._flaky and not chance:
+            self._flaky_ended = self.clock()
+        self._flaky = chance
 
     def healthy(self) -> None:
         self.flaky = 0.0
-        self.away_until = 0.0
+        self.away_until = min(self.away_until, self.clock())
+
+    def trouble_end(self, now: float) -> float | None:
+        """When storage was last in trouble (`now` if it is): None if never."""
+        if self._flaky or now < self.away_until:
+            return now
+        ends = [t for t in (self._flaky_ended, self.away_until or None) if t is not None]
+        return max(ends) if ends else None
+
+    def hung_since(self, since: float) -> bool:
+        """Whether a call may have hung (to the callers' deadline) since `since`."""
+        return self._hung_at is not None and self._hung_at >= since - 60.0
 
     async def _gate(self, write: bool) -> bool:
         """Let a call through, or fail it; True: do it, then lose its answer."""
@@ -50,6 +76,7 @@ class FaultyRecords(MemoryRecords):
         if fault == "fail":
             raise StorageDown("the write failed")
         if fault == "hang":  # until the caller's deadline gives up on it
+            self._hung_at = self.clock()
             await asyncio.get_running_loop().create_future()
         return True
 
@@ -81,6 +108,8 @@ class FaultyRecords(MemoryRecords):
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
+        if self.on_append is not None:
+            self.on_append(seat, action)
         lose = await self._gate(True)
         await super().append_action(game_id, seq, seat, action, epoch)
         if lose:

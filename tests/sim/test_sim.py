@@ -20,6 +20,7 @@ BLOCK = 25
 #: seeds that found a bug, kept so it stays found
 REGRESSIONS = {
     14: "a kick acknowledged while storage was away was lost in a crash: saves now retry",
+    34: "a host role handed to someone away was never passed on: no presence wait was set",
     64: "a leave acknowledged while storage was away was lost in a crash",
     80: "a new game's presence wait was taken for the last game's, already fired",
     82: "a join while storage was away raised instead of answering storage_error",

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,13 +37,14 @@ from app.games.base import Game
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
 from app.rooms.errors import RoomError
-from app.rooms.manager import RoomManager, SocketTarget
+from app.rooms.manager import IDLE_SWEEP_EVERY, RoomManager, SocketTarget
 from app.rooms.room import Room
 from app.rooms.tokens import token_hash
 from app.store.timed import TimedRecords
 from tests.rooms.harness import SpyRoom
 from tests.sim.checks import Broken
 from tests.sim.faults import FaultyRecords
+from tests.sim.promises import ORIGIN, Origin, SimTimers, Watch
 
 #: wall-clock time at which every simulated room starts (any fixed moment)
 START = 1_900_000_000.0
@@ -50,6 +52,8 @@ START = 1_900_000_000.0
 DEADLINE = 10.0
 #: the server's idle close, as configured by default (three days)
 IDLE_CLOSE = 3 * 24 * 3600.0
+#: how often the server sweeps for idle rooms at that setting
+SWEEP_EVERY = min(IDLE_SWEEP_EVERY, IDLE_CLOSE / 4)
 
 OPTIONS: dict[str, list[dict[str, Any]]] = {
     "bigtwo": [{}],
@@ -60,11 +64,26 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
 }
 
 
-class SimManager(RoomManager):
-    """Rooms that remember the game state before and after the change being
-    sent, so each frame can be judged against what its recipient may know."""
+class SimRoom(SpyRoom):
+    """A room that remembers the game state before and after the change being
+    sent, so each frame can be judged against what its recipient may know;
+    whose waits fire under their own cause (`SimTimers`); and that shows the
+    simulator's watch every change it sends."""
 
-    room_class = SpyRoom
+    sim: Sim
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.timers = SimTimers(self.sim, self._locked, self.clock)
+        self.sim.watch.born(self)
+
+    def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
+        super().change(events, with_view=with_view, room_changed=room_changed)
+        self.sim.watch.observe(self)
+
+
+class SimManager(RoomManager):
+    room_class = SimRoom
 
 
 @dataclass
@@ -180,6 +199,11 @@ class Sim:
         #: every room object this run has had (one more per crash), with the
         #: number of its timer firings already judged
         self.fired_seen: dict[int, int] = {}
+        self.watch = Watch(self)
+        self.room_class = type("SimRoom", (SimRoom,), {"sim": self})
+        #: how often each command, refusal, wait and room state was reached
+        self.coverage: Counter[str] = Counter()
+        self.sweeper: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ run
 
@@ -212,6 +236,7 @@ class Sim:
         self.clock = lambda: START + loop.time()
         rng = self.rng
         self.storage = FaultyRecords(self.clock, random.Random(rng.getrandbits(64)))
+        self.storage.on_append = self.watch.on_append
         # Posso less often: one of its rooms costs as much as ten of the others
         weights = {"bigtwo": 3, "possession": 3, "posso": 1, "possum": 3}
         game_name = rng.choices(list(weights), list(weights.values()))[0]
@@ -255,6 +280,13 @@ class Sim:
         self.manager = SimManager(
             records, GAMES, seeds=lambda: seeds.getrandbits(62), clock=self.clock
         )
+        self.manager.room_class = self.room_class
+        # the server's idle sweep, owned by the run (a crash ends it with the rest)
+        self.sweeper = asyncio.get_running_loop().create_task(self.manager.sweep_idle(IDLE_CLOSE))
+
+    def here(self, room: Room) -> set[str]:
+        """The people with a socket open to `room`, as the simulator knows."""
+        return {p.pid for p in self.people for d in p.devices if d.open and d.target is room}
 
     def live_room(self) -> Room | None:
         return self.manager.get(self.code) if self.manager is not None else None
@@ -399,7 +431,12 @@ class Sim:
         device.msg_id += 1
         msg_id = device.msg_id
         start = len(self.frames)
-        await device.target.handle(device.conn, msg_id, kind, payload)
+        person = device.person
+        cause = ORIGIN.set(Origin("person", person.name, pid=person.pid, device=device))
+        try:
+            await device.target.handle(device.conn, msg_id, kind, payload)
+        finally:
+            ORIGIN.reset(cause)
         for frame in self.frames[start:]:
             if frame.device is device and frame.msg.get("re") == msg_id:
                 return frame.msg
@@ -501,7 +538,9 @@ class Sim:
         if cmd["type"] == "leave":
             device.person.gone = True
             device.person.dead_tokens.append(device.person.token)
+            self.watch.removed.add(device.person.pid)
         if cmd["type"] == "kick" and target_pid is not None:
+            self.watch.removed.add(target_pid)
             for p in self.people:
                 if p.pid == target_pid:
                     p.gone = True
@@ -601,6 +640,7 @@ class Sim:
         assert self.manager is not None
         await self.manager.recover()
         self.revived_by_crash(unsaved)
+        await self.manager.warm()  # as the server does, in the background
         for person in self.people:
             devices, person.devices = person.devices, []
             for d in devices:
@@ -626,6 +666,7 @@ class Sim:
             if not unsaved:
                 raise Broken("people", f"{person.name}'s dead token was stored as live")
             self.note(f"lost in the crash: {person.name}'s change was never stored")
+            self.watch.removed.discard(person.pid)
             person.dead_tokens = [t for t in person.dead_tokens if t not in back]
             person.token, person.gone = back[-1], False
 

@@ -5,17 +5,29 @@ player at a real table may remember them all)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from app.games.base import View
+from app.games.bigtwo.model import BigTwoState, Trick
 from app.games.bigtwo.order import THREE_OF_CLUBS
 
-if TYPE_CHECKING:
-    from app.games.bigtwo.engine import BigTwoGame
-    from app.games.bigtwo.model import BigTwoState, Trick
+
+class Rules(Protocol):
+    """What a view needs of the engine (engine.py's `BigTwoGame`), named here so
+    that the view does not import the engine that imports it."""
+
+    #: the last state whose public view was built, and that view
+    public_memo: tuple[BigTwoState, View] | None
+
+    @property
+    def name(self) -> str: ...
+
+    def to_act(self, state: BigTwoState) -> set[int]: ...
+
+    def result(self, state: BigTwoState) -> dict[str, Any] | None: ...
 
 
-def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
+def build_view(game: Rules, state: BigTwoState, seat: int | None) -> View:
     """The public part, built once per state, and the seat's own hand.
 
     A room asks for every seat's view of each new state in a row, so the
@@ -33,7 +45,7 @@ def build_view(game: BigTwoGame, state: BigTwoState, seat: int | None) -> View:
     return view
 
 
-def _public(game: BigTwoGame, state: BigTwoState) -> View:
+def _public(game: Rules, state: BigTwoState) -> View:
     view: View = {
         "seats": len(state.hands),
         "phase": "over" if state.over else "play",

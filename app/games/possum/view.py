@@ -4,18 +4,13 @@ of the draw pile and how the current turn stands."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from app.games.base import View
+from app.games.base import Game, View
+from app.games.possum.model import PossumState
 from app.games.possum.patterns import can_play
 from app.games.possum.plays import value, value_counts
 
-if TYPE_CHECKING:
-    from app.games.possum.engine import PossumGame
-    from app.games.possum.model import PossumState
 
-
-def build_view(game: PossumGame, state: PossumState, seat: int | None) -> View:
+def build_view(game: Game[PossumState], state: PossumState, seat: int | None) -> View:
     opts = state.options
     view: View = {
         "game": game.name,

@@ -1,0 +1,288 @@
+"""The hot path guard: instructions per action of the card room against the
+bare fan-out server (bench/bare_server.py), both under valgrind's callgrind,
+in the same run.
+
+    .venv/bin/python bench/guard.py            # or: make bench-guard
+
+Wall-clock figures on a shared machine swing by a quarter; instructions do
+not.  What is left to vary is how much work each action shares with others:
+a server that falls behind sends several changes in one frame, wakes its loop
+less often, and so looks cheaper per action the slower the machine is.  So
+the load here is paced, not saturating: one scripted stream of actions, one
+every `--slot` seconds, the rooms taking turns, each room acting only on its
+own turn and only once its last change has reached all four players (a room
+still waiting is skipped, and counted as `late`: a run with many late actions
+says the pacing is too fast for the machine).  Each action is the seat to
+move playing one of its legal moves, picked by a generator seeded with the
+room's number; each game is dealt from `DEAL_SEED`; hashes are seeded
+(`PYTHONHASHSEED`).  The actions and batches are therefore the same whatever
+the machine's speed.
+
+Both servers start at once under callgrind (the card room storing every
+action in a freshly migrated SQLite file, as `make run` does); after a
+warm-up the counters are zeroed, and `--windows` windows of `--actions`
+actions each follow, the server's counters dumped at the end of each (a
+dump also zeroes them), once every action of the window has been answered.
+Each window gives one figure per server; the report is each server's
+median, the spread of its windows ((max - min) / median), and bare's median
+over the room's.  `--json FILE` also writes them (tests/bench/test_guard.py
+reads that and fails under the floor).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.load import (  # noqa: E402
+    PYTHON,
+    RoomDriver,
+    _free_port,
+    _setup_bare,
+    _setup_real,
+    _start_server,
+)
+
+#: bare ÷ room below this fails the guard (docs/architecture.md, "Tests and measurements")
+FLOOR = 0.70
+#: the goal of issue 36 (75% of bare)
+GOAL = 0.75
+
+
+# --------------------------------------------------------------------- client
+
+
+async def _drain(rooms: list[RoomDriver], limit: float = 120.0) -> None:
+    """Wait until no room has a change in flight (every action answered)."""
+    deadline = time.monotonic() + limit
+    while any(r.pending is not None for r in rooms):
+        if time.monotonic() > deadline:
+            raise SystemExit("a room's change was never answered: is the server alive?")
+        await asyncio.sleep(0.02)
+
+
+def _over(room: RoomDriver) -> bool:
+    """The room's game has ended (the card room; the bare server's never does)."""
+    view = room.players[0].view or {}
+    return (view.get("room") or {}).get("status") == "finished"
+
+
+async def _play(rooms: list[RoomDriver], slot: float, actions: int | None) -> int:
+    """Turns at one every `slot` seconds, the rooms in turn, until every
+    room's game has ended (or, `actions` given, for that many turns); a room
+    whose last change is still in flight lets its turn go.  Returns how many
+    turns went so (late)."""
+    loop = asyncio.get_running_loop()
+    late = turns = 0
+    next_t = loop.time()
+    while actions is None or turns < actions:
+        playing = [r for r in rooms if not _over(r)] if actions is None else rooms
+        if not playing:
+            break
+        room = playing[turns % len(playing)]
+        turns += 1
+        if room.pending is not None or not room.act():
+            late += 1
+        next_t += slot
+        await asyncio.sleep(max(0.0, next_t - loop.time()))
+    await _drain(rooms)
+    return late
+
+
+async def _rematch(rooms: list[RoomDriver]) -> None:
+    """A new game in every room, one room after another: the games are dealt
+    from the server's seeded generator in the same order every run."""
+    for room in rooms:
+        assert room.act(), "a room whose game ended could not ask for a rematch"
+        await _drain([room])
+
+
+def _callgrind(op: str, pid: int) -> None:
+    subprocess.run(["callgrind_control", op, str(pid)], capture_output=True, check=False)
+
+
+async def client_main(args: argparse.Namespace) -> dict[str, Any]:
+    """Card room: a warm-up game in every room, then per window one whole game
+    in every room (dumped) and the next games' starts (dumped apart), so each
+    window holds the same kind of work.  Bare: windows of `--bare-actions`."""
+    bare = args.server == "bare"
+    if bare:
+        rooms = await _setup_bare(args.port, args.rooms)
+    else:
+        base = f"http://127.0.0.1:{args.port}"
+        rooms = await _setup_real(base, [args.port], args.rooms, "bigtwo", batch=True)
+    stats = rooms[0].stats
+    actions = args.bare_actions if bare else None
+    await _play(rooms, args.slot, actions)
+    if not bare:
+        await _rematch(rooms)
+    _callgrind("-z", args.server_pid)
+    windows: list[dict[str, int]] = []
+    for _ in range(args.windows):
+        stats.measuring, stats.actions, stats.changes = True, 0, 0
+        late = await _play(rooms, args.slot, actions)
+        stats.measuring = False
+        _callgrind("-d", args.server_pid)
+        if not bare:
+            await _rematch(rooms)
+            _callgrind("-d", args.server_pid)
+        windows.append({"actions": stats.actions, "late": late})
+    for r in rooms:
+        for p in r.players:
+            with contextlib.suppress(Exception):
+                p.ws.close()
+    return {"windows": windows, "errors": stats.errors}
+
+
+# --------------------------------------------------------------------- parent
+
+
+def _summaries(out: Path, pid: int, count: int) -> list[int]:
+    """Each window's instruction count, from its dump (`<out>.<pid>.<n>`)."""
+    found: list[int] = []
+    for n in range(1, count + 1):
+        dump = Path(f"{out}.{pid}.{n}")
+        for _ in range(100):  # the dump may still be being written
+            text = dump.read_text(errors="replace") if dump.exists() else ""
+            summary = [x for x in text.splitlines() if x.startswith("summary:")]
+            if summary:
+                found.append(int(summary[0].split()[1]))
+                break
+            time.sleep(0.1)
+        else:
+            raise RuntimeError(f"no summary in {dump}")
+    return found
+
+
+def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
+    """One server under callgrind, driven by one client process."""
+    out = Path(tempfile.mkdtemp(prefix=f"cardroom-guard-{kind}-")) / "server"
+    port = _free_port()
+    data = Path(tempfile.mkdtemp(prefix="cardroom-guard-", dir="/dev/shm"))
+    env = {
+        "PYTHONHASHSEED": "0",
+        "DEAL_SEED": "36",
+        # in memory: a disk's flush times would decide how many actions overlap
+        "BENCH_DATABASE_URL": f"sqlite+aiosqlite:///{data / 'cardroom.db'}",
+    }
+    proc = _start_server(kind, port, out, args.before if kind == "before" else "", extra_env=env)
+    try:
+        cmd = [
+            PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
+            "--server-pid", str(proc.pid), "--rooms", str(args.rooms),
+            "--slot", str(args.slot), "--bare-actions", str(args.bare_actions),
+            "--windows", str(args.windows),
+        ]  # fmt: skip
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            raise RuntimeError(f"{kind} client failed: {done.stderr[-2000:]}")
+        client = json.loads(done.stdout.strip().splitlines()[-1])
+        dumps = _summaries(out, proc.pid, args.windows * (1 if kind == "bare" else 2))
+    finally:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(20)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(data, ignore_errors=True)
+    # a window's game and the starts of the next games, together
+    step = len(dumps) // args.windows
+    counts = [sum(dumps[i * step : (i + 1) * step]) for i in range(args.windows)]
+    per = [c / max(1, w["actions"]) for c, w in zip(counts, client["windows"], strict=True)]
+    return {
+        "server": kind,
+        "per_action": per,
+        "median": statistics.median(per),
+        "spread": (max(per) - min(per)) / statistics.median(per),
+        "windows": client["windows"],
+        "errors": client["errors"],
+    }
+
+
+def parent_main(args: argparse.Namespace) -> dict[str, Any]:
+    kinds = ["batched", "bare", *(["before"] if args.before else [])]
+    t0 = time.monotonic()
+    # the servers run side by side: their instructions do not depend on it,
+    # and the pacing leaves each far from a full core even under valgrind
+    with ThreadPoolExecutor(len(kinds)) as pool:
+        results = dict(zip(kinds, pool.map(lambda k: _measure(k, args), kinds), strict=True))
+    room, bare = results["batched"], results["bare"]
+    by_window = [b / r for b, r in zip(bare["per_action"], room["per_action"], strict=True)]
+    report = {
+        "servers": results,
+        "ratio": bare["median"] / room["median"],
+        "ratio_by_window": by_window,
+        "seconds": round(time.monotonic() - t0, 1),
+        "settings": {k: getattr(args, k) for k in ("rooms", "slot", "bare_actions", "windows")},
+    }
+    for r in results.values():
+        late = sum(w["late"] for w in r["windows"])
+        figures = ", ".join(f"{x:,.0f}" for x in r["per_action"])
+        print(
+            f"{r['server']:8} {r['median']:>10,.0f} instructions per action (median of "
+            f"{len(r['per_action'])} windows: {figures}; spread {100 * r['spread']:.1f}%; "
+            f"{late} late turns, {r['errors']} refusals)"
+        )
+    if "before" in results:
+        print(
+            f"bare / before ({args.before}): "
+            f"{100 * bare['median'] / results['before']['median']:.1f}%"
+        )
+    print(
+        f"bare / card room: {100 * report['ratio']:.1f}% (by window: "
+        f"{', '.join(f'{100 * x:.1f}%' for x in by_window)}); floor {100 * FLOOR:.0f}%, "
+        f"goal {100 * GOAL:.0f}%; {report['seconds']:.0f} s"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+    return report
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--rooms", type=int, default=8, help="rooms of four players")
+    ap.add_argument("--slot", type=float, default=0.05, help="seconds between two actions")
+    ap.add_argument(
+        "--bare-actions", type=int, default=400, help="the bare server's actions per window"
+    )
+    ap.add_argument("--windows", type=int, default=5, help="windows (figures) per server")
+    ap.add_argument(
+        "--before", default="", help="a git revision: also measure the card room as it stood there"
+    )
+    ap.add_argument("--json", default="", help="also write the figures here")
+    ap.add_argument("--check", action="store_true", help="exit 1 if bare / room is under the floor")
+    # client mode (internal)
+    ap.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--server", default="batched", help=argparse.SUPPRESS)
+    ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.client:
+        import uvloop
+
+        print(json.dumps(uvloop.run(client_main(args))))
+        return
+    report = parent_main(args)
+    if args.check and report["ratio"] < FLOOR:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

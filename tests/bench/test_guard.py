@@ -1,0 +1,44 @@
+"""The hot path guard (bench/guard.py) as a test: the card room's instructions
+per action, under callgrind, against the bare fan-out server's in the same
+run.  Slow (a few minutes): `make test-slow` runs it, `make test` does not."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.guard import FLOOR
+from tests.services import IN_CI
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.mark.slow
+def test_the_card_room_costs_at_most_a_floor_over_bare(tmp_path: Path) -> None:
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        if IN_CI:
+            pytest.fail("the hot path guard needs valgrind (callgrind)")
+        pytest.skip("valgrind is not installed")
+    out = tmp_path / "guard.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "guard.py"), "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    print(done.stdout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    for server in report["servers"].values():
+        assert server["errors"] == 0, f"{server['server']}: refusals during the scripted play"
+        assert all(w["actions"] > 0 for w in server["windows"])
+    assert report["ratio"] >= FLOOR, (
+        f"bare / card room is {100 * report['ratio']:.1f}% of instructions per action, "
+        f"under the floor of {100 * FLOOR:.0f}%:\n{done.stdout}"
+    )

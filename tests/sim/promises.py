@@ -1,0 +1,305 @@
+"""Who moved, and when: every logged action's cause, and the deadlines a room
+promised, judged from what the simulator saw rather than from the room's own
+bookkeeping.
+
+Every move reaches storage through `append_action`; `FaultyRecords` calls
+`Watch.on_append` first, with the cause of the move in `ORIGIN`: the
+simulator sets it around each message a device sends (a person), and
+`SimTimers` sets it in the task each of a room's waits runs in (a timer of a
+kind: a bot, a turn timer, a game timer, the quiet pass).  A context
+variable carries it because a timer's task copies the context it was made
+in; setting it inside that task touches nothing else.
+
+Deadlines are checked as states that must not last: a person to act past
+the turn timer, a seat away past the grace with `auto_bot` on, a host away
+past the host grace with someone here to take the role, a game timer's wait
+past its seconds, a room nobody has been in past the idle close.  Each is
+timed from when the simulator first saw it (a change the room sent, or the
+end of a step), never from the room's own "since", and allowed a small slack,
+or more when storage was in trouble meanwhile (a timeout needs a write; a
+write may hang until the storage deadline while the room's lock is held).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.rooms.room import Room
+from app.rooms.settings import host_grace
+from app.rooms.timers import Timer, Timers
+from tests.sim.checks import Broken
+
+if TYPE_CHECKING:
+    from tests.sim.world import Device, Sim
+
+
+@dataclass(frozen=True)
+class Origin:
+    """What caused what happens next: a person through one of their devices,
+    or a room's wait of some kind."""
+
+    kind: str  # "person" | "timer"
+    what: str  # the person's name, or the wait's kind
+    pid: str | None = None
+    seat: int | None = None
+    device: Device | None = None
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.what}" + (f"@{self.seat}" if self.seat is not None else "")
+
+
+ORIGIN: contextvars.ContextVar[Origin | None] = contextvars.ContextVar("sim_origin", default=None)
+
+#: the waits whose firing plays for a seat as a bot
+BOT_WAITS = frozenset({"bot", "thought", "think"})
+#: the game's own timers (their timeout is logged with no seat)
+GAME_WAITS = frozenset({"posso_window", "posso_answer", "cut", "cut_moot"})
+#: seconds any promise may be late with storage healthy throughout
+SLACK = 2.0
+#: a seat link's new device is given at least this much grace (issue 34)
+GRACE_FLOOR = 10.0
+
+
+class SimTimers(Timers):
+    """A room's waits, each firing under its own cause, and filed."""
+
+    def __init__(self, sim: Sim, runner: Any, clock: Callable[[], float]) -> None:
+        super().__init__(runner, clock)
+        self.sim = sim
+
+    async def _fire(self, t: Timer, fire: Callable[[Timer], Awaitable[None]]) -> None:
+        ORIGIN.set(Origin("timer", t.kind, seat=t.seat))
+        self.sim.coverage["wait:" + t.kind] += 1
+        await super()._fire(t, fire)
+
+
+class Watch:
+    """The simulator's own record of who is here and since when, and the
+    checks it makes of every move and every promised deadline."""
+
+    def __init__(self, sim: Sim) -> None:
+        self.sim = sim
+        #: people told they left or were removed
+        self.removed: set[str] = set()
+        #: since when each person has had no open socket to the room
+        self.away_at: dict[str, float] = {}
+        #: since when nobody at all has had an open socket to the room
+        self.idle_at: float | None = None
+        #: per key (what a promise waits on, as first seen): when it was first seen
+        self.since: dict[tuple[Any, ...], float] = {}
+        #: (time, disconnect grace, bot delay, auto bot) as settings were seen to change
+        self.settings_seen: list[tuple[float, float, float, bool]] = []
+        #: moves logged, timeouts the game timers made, and each seat's bot moves
+        self.moves = 0
+        self._timeouts = 0
+        self._bot_moves: dict[int, int] = {}
+
+    # ------------------------------------------------------------ bookkeeping
+
+    def _first(self, key: tuple[Any, ...], now: float) -> float:
+        return self.since.setdefault(key, now)
+
+    def observe(self, room: Room) -> None:
+        """Note what the room is waiting on now (called at every change the
+        room sends and at the end of every step)."""
+        sim = self.sim
+        now = sim.clock()
+        s = room.settings
+        seen = (s.disconnect_grace, s.bot_delay, s.auto_bot)
+        if not self.settings_seen or self.settings_seen[-1][1:] != seen:
+            self.settings_seen.append((now, *seen))
+        here = sim.here(room)
+        for person in sim.people:
+            if person.pid in here:
+                self.away_at.pop(person.pid, None)
+            else:
+                self.away_at.setdefault(person.pid, now)
+        if here:
+            self.idle_at = None
+        elif self.idle_at is None:
+            self.idle_at = now
+        keep: set[tuple[Any, ...]] = set()
+        table = room.table
+        if table.playing:
+            keep.add(("game_on", table.game_id))
+            kind = table.game.timer(table.state)
+            to_act = frozenset(table.to_act)
+            for seat in to_act:
+                if room.bot_drives(seat):
+                    keep.add(("bot", id(room), table.game_id, seat, self._bot_epoch(seat)))
+                else:
+                    keep.add(("turn", table.game_id, seat, to_act, kind))
+                keep.add(("to_act", table.game_id, seat, to_act))
+            if kind is not None:
+                keep.add(("game", table.game_id, kind, self._timeouts))
+        host = room.members.host
+        if host is not None and host in self.away_at:
+            keep.add(("host", id(room), host, bool(room.members.heir()), table.playing))
+        if s.auto_bot:
+            keep.add(("auto_bot",))
+        for key in keep:
+            self._first(key, now)
+        for key in [k for k in self.since if k not in keep and k[0] != "born"]:
+            del self.since[key]
+
+    def _bot_epoch(self, seat: int) -> int:
+        return self._bot_moves.get(seat, 0)
+
+    def born(self, room: Room) -> float:
+        return self._first(("born", id(room)), self.sim.clock())
+
+    def slack(self, since: float) -> float:
+        """How late a promise made at `since` may be: a little, or, if storage
+        was in trouble meanwhile, the trouble plus the longest retry and a few
+        writes hanging to their deadline."""
+        from tests.sim.world import DEADLINE
+
+        storage = self.sim.storage
+        assert storage is not None
+        now = self.sim.clock()
+        end = storage.trouble_end(now)
+        if end is None or end < since:
+            return SLACK + (DEADLINE if storage.hung_since(since) else 0.0)
+        return SLACK + (end - since) + 30.0 + 3 * DEADLINE
+
+    def _in_force(self, since: float, field: int) -> list[float]:
+        """Each value of a setting (its place in `settings_seen`) in force at
+        any time since `since`."""
+        seen = [row[field] for row in self.settings_seen if row[0] >= since]
+        before = [row[field] for row in self.settings_seen if row[0] < since]
+        return seen + before[-1:]
+
+    def _delay_floor(self, since: float) -> float:
+        return min(self._in_force(since, 2), default=0.0)
+
+    def _grace_ceiling(self, since: float) -> float:
+        return max(self._in_force(since, 1), default=0.0)
+
+    # ------------------------------------------------------------ every move
+
+    def on_append(self, seat: int | None, action: dict[str, Any]) -> None:
+        """A move on its way to the log: it must have a cause that may make it."""
+        sim = self.sim
+        room = sim.live_room()
+        origin = ORIGIN.get()
+        self.moves += 1
+        if origin is None:
+            raise Broken("origin", f"seat {seat} played {action} and nobody caused it")
+        sim.coverage[f"move:{origin.kind}:{origin.what if origin.kind == 'timer' else ''}"] += 1
+        if room is None:
+            return
+        if origin.kind == "person":
+            self._person_move(room, origin, seat, action)
+        elif origin.what in BOT_WAITS:
+            self._bot_move(room, origin, seat, action)
+        elif origin.what in GAME_WAITS:
+            if seat is not None or action.get("type") != "timeout":
+                raise Broken("origin", f"a {origin.what} wait played {action} for seat {seat}")
+            self._timeouts += 1
+        elif origin.what == "quiet":
+            if action.get("type") != "pass_posso":
+                raise Broken("origin", f"the quiet pass played {action} for seat {seat}")
+        else:
+            raise Broken("origin", f"a {origin.what} wait played {action} for seat {seat}")
+        if origin.kind != "person":
+            sim.note(f"move by {origin}: seat {seat} {action}")
+
+    def _person_move(
+        self, room: Room, origin: Origin, seat: int | None, action: dict[str, Any]
+    ) -> None:
+        assert origin.pid is not None
+        if origin.pid in self.removed:
+            raise Broken("origin", f"{origin.what}, told they were out, played {action}")
+        device = origin.device
+        if device is not None and not device.open:
+            raise Broken("origin", f"{origin.what} played {action} from a socket the room closed")
+        holds = room.table.game_seat.get(origin.pid)
+        if seat is None or seat != holds:
+            raise Broken("origin", f"{origin.what} holds seat {holds} and played for seat {seat}")
+
+    def _bot_move(
+        self, room: Room, origin: Origin, seat: int | None, action: dict[str, Any]
+    ) -> None:
+        sim = self.sim
+        now = sim.clock()
+        if seat is None or seat != origin.seat:
+            raise Broken("origin", f"a bot's wait for seat {origin.seat} played seat {seat}")
+        table = room.table
+        pid = table.game_seats[seat]
+        if pid in sim.here(room) and pid not in self.removed:
+            name = room.members.names.get(pid, pid)
+            if seat not in table.forced:
+                raise Broken("origin", f"a bot played {action} for {name}, who is here")
+            limit = room.settings.turn_timer
+            began = self.since.get(("to_act", table.game_id, seat, frozenset(table.to_act)))
+            if limit is None or (began is not None and now < began + limit - 1e-6):
+                raise Broken("origin", f"{name}'s turn was handed to a bot before its timer")
+        key = ("bot", id(room), table.game_id, seat, self._bot_epoch(seat))
+        began = self.since.get(key)
+        if began is not None:
+            floor = 0.5 * self._delay_floor(began)
+            if now < began + floor - 1e-6:
+                raise Broken(
+                    "origin",
+                    f"a bot played seat {seat} {now - began:.3f} s after its turn began "
+                    f"(the bot delay is at least {floor:.3f} s)",
+                )
+        self._bot_moves[seat] = self._bot_moves.get(seat, 0) + 1
+
+    # -------------------------------------------------------------- deadlines
+
+    def deadlines(self, room: Room) -> None:
+        """No promised deadline is overdue (at the end of every step)."""
+        if room.closed:
+            return
+        sim = self.sim
+        now = sim.clock()
+        born = self.born(room)
+        table, settings, members = room.table, room.settings, room.members
+        # a room rebuilt after a crash catches up at once, from its birth
+        for key, since in list(self.since.items()):
+            start = max(since, born)
+            if key[0] == "turn" and settings.turn_timer is not None and key[4] is None:
+                due = start + settings.turn_timer
+                if now > due + self.slack(start):
+                    raise Broken(
+                        "deadlines", f"seat {key[2]}'s turn timer is {now - due:.0f} s late"
+                    )
+            elif key[0] == "game":
+                secs = max(settings.timer_seconds(key[2]), 0.0)
+                due = start + secs
+                if now > due + self.slack(start):
+                    raise Broken("deadlines", f"the {key[2]} wait is {now - due:.0f} s late")
+            elif key[0] == "host" and key[1] == id(room) and key[3]:
+                due = start + host_grace(settings, bool(key[4]))
+                if now > due + self.slack(start):
+                    raise Broken("deadlines", f"an away host kept the role {now - due:.0f} s late")
+        if table.playing and settings.auto_bot:
+            for seat, pid in enumerate(table.game_seats):
+                p = members.players.get(pid)
+                away = self.away_at.get(pid)
+                if p is None or p.is_bot or away is None or seat in table.auto:
+                    continue
+                start = max(
+                    away,
+                    born,
+                    self.since.get(("game_on", table.game_id), born),
+                    self.since.get(("auto_bot",), born),
+                )
+                grace = max(self._grace_ceiling(start), GRACE_FLOOR)
+                due = start + grace
+                if now > due + self.slack(start):
+                    raise Broken(
+                        "deadlines",
+                        f"seat {seat} has been away {now - away:.0f} s and no bot took it over",
+                    )
+        if self.idle_at is not None:
+            from tests.sim.world import IDLE_CLOSE, SWEEP_EVERY
+
+            start = max(self.idle_at, born)
+            due = start + IDLE_CLOSE + SWEEP_EVERY
+            if now > due + self.slack(start):
+                raise Broken("deadlines", f"nobody here for {now - start:.0f} s and not closed")
