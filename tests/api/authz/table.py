@@ -49,14 +49,6 @@ SEATS = {"host": 0, "player": 1, "device_b": 2, "claimer": 3, "spectator": None}
 CLAIMER_AS_SPECTATOR = (
     "a seat-link claimer reads the room's games as a spectator of the room would (issue 34 item 1)"
 )
-LENT = (
-    "the running game's replay is refused to the person's own identity while "
-    "their place is lent (identity-spec 3)"
-)
-REMOVED = "a removed person's browser joins again only once the host lets them in (spec 4)"
-LOCKED = "the host can lock the room to new people: setting `locked` (spec 4)"
-LET_IN = "the host command `let_in` (spec 4)"
-NOT_YOURS = "move_link from a lent place is refused `not_yours` (spec 1)"
 
 
 def every(answer: Any) -> Rule:
@@ -89,9 +81,8 @@ def _replay(state: str, role: str) -> Any:
     if state == "lobby":  # Rita's game elsewhere: her own seat, nobody else's
         return "200 seats" if role == "replaced" else 403
     if state in PLAYING:  # only those who hold one of its seats, from it
-        if role == "replaced":
-            return Cell(403, LENT)
-        return "200 seats" if role in PLAYED else 403
+        # not Rita's own browser while her place is lent to Eve's (identity-spec 3)
+        return "200 seats" if role in PLAYED - {"replaced"} else 403
     if role in PLAYED:  # finished: everyone who played it, the whole game
         return "200 full"
     if role == "claimer":
@@ -126,34 +117,43 @@ def _evening(state: str, role: str) -> Any:
     return 200 if role in EVER else 404
 
 
-def _join(state: str, role: str) -> Any:
+#: the roles whose browser is a person of the room by its own identity
+#: (guest cookie or account): their join gives them their own place back
+OWN = frozenset({"host", "player", "replaced", "spectator", "device_a", "device_b"})
+OWN_BY_GUEST = (
+    "a browser holding the person's guest identity gets their own place back "
+    "when it joins (identity-spec 1)"
+)
+
+
+def _join(state: str, role: str, *, locked: bool = False) -> Any:
+    """ "200 own": the role's own place back, on a new token; "200 new": a
+    new person."""
     if role == "stranger" or state == "closed":
         return 404
     if role in ("removed", "kicked"):
-        return Cell(403, REMOVED)
-    return 200
+        return 403
+    if role in OWN:
+        return "200 own" if role.startswith("device") else Cell("200 own", OWN_BY_GUEST)
+    # the claimer's own browser is nobody in the room: a new person
+    return 403 if locked else "200 new"
 
 
-def _join_locked(state: str, role: str) -> Any:
-    if role == "stranger" or state == "closed":
-        return 404
-    if role in ("removed", "kicked"):
-        return Cell(403, REMOVED)
-    if role in ("knows_code", "claimer"):
-        # the claimer's own browser is nobody in the room: a new person
-        return Cell(403, LOCKED)
-    return 200
+def _claim(state: str, role: str) -> Any:
+    """A bad link: one answer whether or not the room exists; a browser the
+    host removed is told so first."""
+    return 403 if state != "closed" and role in ("removed", "kicked") else 400
 
 
 HTTP: dict[str, Rule] = {
     "GET /api/health": every(200),
+    "GET /api/ready": every(200),
     "GET /api/games": every(200),
     "GET /api/room-settings": every(200),
     "POST /api/rooms": every(200),
     "POST /api/rooms/{code}/join": _join,
-    "POST /api/rooms/{code}/join [locked]": _join_locked,
-    # a bad link gets one answer, whether or not the room exists
-    "POST /api/rooms/{code}/claim": every(400),
+    "POST /api/rooms/{code}/join [locked]": lambda state, role: _join(state, role, locked=True),
+    "POST /api/rooms/{code}/claim": _claim,
     "GET /api/rooms/{code}": _room_code,
     "POST /api/qr": every(200),
     "POST /api/accounts/signup": every(201),
@@ -232,10 +232,6 @@ def _action(state: str, role: str) -> Any:
     return "bad_card" if role == "host" else "not_your_turn"  # the host is to act
 
 
-def _let_in(state: str, role: str) -> Any:
-    return Cell("ok" if role == "host" else "not_host", LET_IN)
-
-
 SOCKET: dict[str, Rule] = {
     "sit": command(lambda s, r: "ok" if s in BETWEEN else "not_between_games"),
     "start": host_only(_between("ok")),
@@ -248,14 +244,16 @@ SOCKET: dict[str, Rule] = {
     "chat": command(lambda s, r: "ok"),
     "set_game": host_only(_between("ok")),
     "set_settings": host_only(lambda s: "ok"),
-    "set_settings [locked]": host_only(lambda s: Cell("ok", LOCKED)),
+    "set_settings [locked]": host_only(lambda s: "ok"),
     "make_host": host_only(lambda s: "ok"),
     "hand_to_bot": command(_hand_to_bot),
     "seat_link": command(_seat_link),
-    "move_link": command(lambda s, r: Cell("not_yours", NOT_YOURS) if r == "claimer" else "ok"),
+    "move_link": command(lambda s, r: "not_yours" if r == "claimer" else "ok"),
     "resync": command(lambda s, r: "ok"),
+    # older pages of the game's story, each asker's own (app/rooms/story.py)
+    "story": command(lambda s, r: "ok"),
     "posso_quiet": command(lambda s, r: "ok"),
-    "let_in": command(_let_in),
+    "let_in": host_only(lambda s: "ok"),
     # a card nobody holds: the host is to act, the others wait their turn
     "action": command(_action),
 }
@@ -277,12 +275,13 @@ def fields(row: str, w: World, role: str) -> dict[str, Any]:
         "seat_link": {"seat": ZED_SEAT},
         "posso_quiet": {"helpful": True},
         "let_in": {"player": w.sam},
+        "story": {"before": 1},
         "action": {"type": "play", "card": "nope"},
     }.get(row, {})
 
 
 #: socket rows whose successes change only what the asker is sent
-QUIET_OK = frozenset({"sit", "move_link", "resync", "posso_quiet"})
+QUIET_OK = frozenset({"sit", "move_link", "resync", "posso_quiet", "story"})
 #: socket rows whose successes tell the room but leave every other cell's
 #: answer as it was: run after the refusals, on the same room
 LOUD_OK = frozenset({"chat", "set_settings", "make_host", "hand_to_bot", "seat_link"})
