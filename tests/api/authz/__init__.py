@@ -4,5 +4,5 @@ in, against the real app in-process (SQLite, accounts, sockets).
 
 - world.py builds one room in a given state, with a browser per role;
 - table.py says what each role gets, per state;
-- test_matrix.py runs every cell and checks that a refusal changed nothing.
+- tests/api/test_authorization.py runs every cell and checks that a refusal changed nothing.
 """

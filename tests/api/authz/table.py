@@ -1,11 +1,12 @@
 """What each role gets from each route and command, in each room state.
 
-HTTP cells are status codes (a replay's also name the perspective it was
-given: "200 seats", "200 full", "200 spectator"); socket cells are "ok", an
-error code, or "closed <code>".  A cell the app does not give yet, because
-the behaviour it encodes (docs/security.md, issue 34) is still being built,
-is a `Cell` with `pending` naming what is missing: its test is an xfail(strict)
-until the app gives it.
+HTTP cells are status codes, a refusal's with its error code ("403
+private_game"), a replay's with the perspective it was given ("200 seats",
+"200 full", "200 spectator"), a join's with whose place it gave ("200 own",
+"200 new"); socket cells are "ok", an error code, or "closed <code>".  A
+cell the app does not give yet, because the behaviour it encodes (issue 34)
+is not built, is a `Cell` with `pending` naming what is missing: its test is
+an xfail(strict) until the app gives it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ class Cell:
 
 Rule = Callable[[str, str], Any]  # (state, role) -> what the role gets (or a Cell)
 
-#: identities: whose browser is whose
 #: the room's people as the database knows them, by their browser's identity
 #: (Olga by her account, on either device; Rita's browser is Rita)
 PEOPLE = frozenset({"host", "player", "replaced", "spectator", "device_a", "device_b"})
@@ -46,53 +46,52 @@ DOOR = {
 }
 SEATS = {"host": 0, "player": 1, "device_b": 2, "claimer": 3, "spectator": None}
 
-CLAIMER_AS_SPECTATOR = (
-    "a seat-link claimer reads the room's games as a spectator of the room would (issue 34 item 1)"
-)
-
 
 def every(answer: Any) -> Rule:
     return lambda state, role: answer
 
 
+NO_ROOM = "404 no_room"
+PRIVATE = "403 private_game"
+NO_REPLAY = "403 replay_refused"
+NO_RECORDS = "403 private_records"
+
+
 def _room_code(state: str, role: str) -> Any:
-    return 404 if role == "stranger" or state == "closed" else 200
+    return NO_ROOM if role == "stranger" or state == "closed" else 200
 
 
 def _facts(state: str, role: str) -> Any:
     """A game's facts: its room's people (and anyone if public); before the
-    room's first game, the rows ask about Rita's game elsewhere."""
+    room's first game, the rows ask about Rita's game elsewhere.  A seat-link
+    claimer's browser is nobody of the room's: it reads the room's games as
+    anyone else would (docs/security.md)."""
     if state == "lobby":
-        return 200 if role == "replaced" else 403
-    if role == "claimer":
-        return Cell(200, CLAIMER_AS_SPECTATOR)
-    return 200 if role in EVER else 403
+        return 200 if role == "replaced" else PRIVATE
+    return 200 if role in EVER else PRIVATE
 
 
 def _sheet(state: str, role: str) -> Any:
     """tiny keeps no score sheet: those who may see the game are told so."""
     facts = _facts(state, role)
-    if isinstance(facts, Cell):
-        return Cell(404 if facts.want == 200 else facts.want, facts.pending)
-    return 404 if facts == 200 else facts
+    return "404 no_sheet" if facts == 200 else facts
 
 
 def _replay(state: str, role: str) -> Any:
     if state == "lobby":  # Rita's game elsewhere: her own seat, nobody else's
-        return "200 seats" if role == "replaced" else 403
+        return "200 seats" if role == "replaced" else NO_REPLAY
     if state in PLAYING:  # only those who hold one of its seats, from it
         # not Rita's own browser while her place is lent to Eve's (identity-spec 3)
-        return "200 seats" if role in PLAYED - {"replaced"} else 403
+        return "200 seats" if role in PLAYED - {"replaced"} else NO_REPLAY
     if role in PLAYED:  # finished: everyone who played it, the whole game
         return "200 full"
-    if role == "claimer":
-        return Cell("200 spectator", CLAIMER_AS_SPECTATOR)
-    return "200 spectator" if role in EVER else 403
+    return "200 spectator" if role in EVER else NO_REPLAY
 
 
 def _record(state: str, role: str) -> Any:
     """A game's whole record (every hand): its players, once it is over."""
-    return 200 if state not in PLAYING and state != "lobby" and role in PLAYED else 403
+    over = state not in PLAYING and state != "lobby"
+    return 200 if over and role in PLAYED else "403 record_refused"
 
 
 def _records(state: str, role: str) -> Any:
@@ -100,21 +99,19 @@ def _records(state: str, role: str) -> Any:
     if role == "replaced":
         return 200
     finished = state in ("between", "finished", "closed")
-    return 200 if finished and role in PLAYED else 403
+    return 200 if finished and role in PLAYED else NO_RECORDS
 
 
 def _versus(state: str, role: str) -> Any:
     """Rita against the host: whoever may see both."""
     finished = state in ("between", "finished", "closed")
-    return 200 if finished and role in PLAYED else 403
+    return 200 if finished and role in PLAYED else NO_RECORDS
 
 
 def _evening(state: str, role: str) -> Any:
     """A room's evening: for the people who were in it; anyone else is
     told there is no such room."""
-    if role == "claimer":
-        return Cell(200, CLAIMER_AS_SPECTATOR)
-    return 200 if role in EVER else 404
+    return 200 if role in EVER else "404 no_such_room"
 
 
 #: the roles whose browser is a person of the room by its own identity
@@ -130,19 +127,19 @@ def _join(state: str, role: str, *, locked: bool = False) -> Any:
     """ "200 own": the role's own place back, on a new token; "200 new": a
     new person."""
     if role == "stranger" or state == "closed":
-        return 404
+        return NO_ROOM
     if role in ("removed", "kicked"):
-        return 403
+        return "403 removed"
     if role in OWN:
         return "200 own" if role.startswith("device") else Cell("200 own", OWN_BY_GUEST)
     # the claimer's own browser is nobody in the room: a new person
-    return 403 if locked else "200 new"
+    return "403 locked" if locked else "200 new"
 
 
 def _claim(state: str, role: str) -> Any:
     """A bad link: one answer whether or not the room exists; a browser the
     host removed is told so first."""
-    return 403 if state != "closed" and role in ("removed", "kicked") else 400
+    return "403 removed" if state != "closed" and role in ("removed", "kicked") else "400 bad_claim"
 
 
 HTTP: dict[str, Rule] = {
@@ -157,7 +154,7 @@ HTTP: dict[str, Rule] = {
     "GET /api/rooms/{code}": _room_code,
     "POST /api/qr": every(200),
     "POST /api/accounts/signup": every(201),
-    "POST /api/accounts/signin": every(401),  # with a wrong password
+    "POST /api/accounts/signin": every("401 bad_credentials"),  # with a wrong password
     "POST /api/accounts/signout": every(200),
     "GET /api/me": every(200),
     "GET /api/me/games": every(200),

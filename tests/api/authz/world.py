@@ -280,18 +280,21 @@ def _ask(tab: Tab, kind: str, **fields: Any) -> Msg:
     return reply
 
 
-def build(b: Browsers, state: str) -> World:
-    """The room in `state`, every role's browser ready."""
+def build(b: Browsers, state: str, *, fresh: bool = False) -> World:
+    """The room in `state`, every role's browser ready (`fresh`: a room for
+    one command that changes it for good - no game elsewhere for Rita, no
+    strangers, nobody's person looked up)."""
     host, player, rita, eve, olga_a, olga_b = (b.new() for _ in range(6))
     wim, sam, ken, zed, hal = (b.new() for _ in range(5))
     name = f"olga{next(_names)}"
     b.post(olga_a, "/api/accounts/signup", {"name": name, "password": PASSWORD})
     b.post(olga_b, "/api/accounts/signin", {"name": name, "password": PASSWORD})
-    # Rita's game elsewhere, running
-    h = b.post(hal, "/api/rooms", {"game": "tiny", "name": "Hal", "options": OPTIONS})
-    b.post(rita, f"/api/rooms/{h['code']}/join", {"name": "Rita"})
-    assert b.once(h["code"], h["token"], "start", {}) == "ok"
-    elsewhere = b.get(rita, "/api/me/games")["games"][0]["id"]
+    elsewhere = 0
+    if not fresh:  # Rita's game elsewhere, running
+        h = b.post(hal, "/api/rooms", {"game": "tiny", "name": "Hal", "options": OPTIONS})
+        b.post(rita, f"/api/rooms/{h['code']}/join", {"name": "Rita"})
+        assert b.once(h["code"], h["token"], "start", {}) == "ok"
+        elsewhere = b.get(rita, "/api/me/games")["games"][0]["id"]
 
     t = b.post(host, "/api/rooms", {"game": "tiny", "name": "Hana", "settings": SETTINGS,
                                     "options": OPTIONS})  # fmt: skip
@@ -302,12 +305,13 @@ def build(b: Browsers, state: str) -> World:
     except BaseException:
         w.close()
         raise
-    w.cookies.update(knows_code=b.new(), stranger=b.new())
+    w.cookies.update(knows_code={} if fresh else b.new(), stranger={} if fresh else b.new())
     w.tokens.update(knows_code="not a token", stranger=t["token"])
     for tab in w.tabs.values():
         tab.probe()  # what the build told them: read, so each cell starts clean
-    w.person = b.get(rita, "/api/me/person")["person"]
-    w.other = b.get(host, "/api/me/person")["person"]
+    if not fresh:
+        w.person = b.get(rita, "/api/me/person")["person"]
+        w.other = b.get(host, "/api/me/person")["person"]
     return w
 
 
