@@ -40,7 +40,8 @@ class Readiness:
     def __init__(self, engine: AsyncEngine | None, redis: Redis | None) -> None:
         self.engine = engine
         self.redis = redis
-        #: set at SIGTERM (or when the app's shutdown begins): never cleared
+        #: set at SIGTERM (or when the app's shutdown begins); cleared only
+        #: when the app starts again (its lifespan, in one process)
         self.draining = False
 
     async def _database(self) -> None:

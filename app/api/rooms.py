@@ -45,8 +45,13 @@ class Ticket(BaseModel):
     token: str
     seat: int | None
     player: str
-    #: after the person's own move link: the other rooms whose places moved
-    #: with them, each waiting for this browser to open it
+
+
+class ClaimTicket(Ticket):
+    """A claim's ticket: after the person's own move link, `moved_with`
+    names the other rooms whose places moved with them, each waiting for
+    this browser to open it."""
+
     moved_with: list[str] = Field(default_factory=list)
 
 
@@ -98,10 +103,10 @@ class ClaimSeat(BaseModel):
     claim: str = Field(min_length=1, max_length=200)
 
 
-@router.post("/rooms/{code}/claim", response_model=Ticket, dependencies=[limited(LOOKUPS)])
+@router.post("/rooms/{code}/claim", response_model=ClaimTicket, dependencies=[limited(LOOKUPS)])
 async def claim_seat(
     code: RoomCode, body: ClaimSeat, rooms: Rooms, who: Who, request: Request, response: Response
-) -> Ticket:
+) -> ClaimTicket:
     """Take a place back on this device with a one-time seat link; the place's
     old token stops working.  A link for a room that is not open gets the same
     answer as any other bad link: no oracle for which codes exist.
@@ -122,7 +127,7 @@ async def claim_seat(
         guest_id = str(player.guest_id)
         if await _move_guest(request, response, guest_id):
             moved_with = await _release_elsewhere(request, rooms, guest_id, code)
-    return Ticket(
+    return ClaimTicket(
         code=code, token=token, seat=player.seat, player=player.player_id, moved_with=moved_with
     )
 

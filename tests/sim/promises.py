@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.rooms.room import Room
-from app.rooms.settings import host_grace
+from app.rooms.settings import LOBBY_HOST_GRACE
 from app.rooms.timers import Timer, Timers
 from tests.sim.checks import Broken
 
@@ -274,7 +274,10 @@ class Watch:
                 if now > due + self.slack(start):
                     raise Broken("deadlines", f"the {key[2]} wait is {now - due:.0f} s late")
             elif key[0] == "host" and key[1] == id(room) and key[3]:
-                due = start + host_grace(settings, bool(key[4]))
+                # the grace the host had when they went (the most any setting in
+                # force since gave), shortened between games
+                grace = self._grace_ceiling(start)
+                due = start + (grace if key[4] else min(grace, LOBBY_HOST_GRACE))
                 if now > due + self.slack(start):
                     raise Broken("deadlines", f"an away host kept the role {now - due:.0f} s late")
         if table.playing and settings.auto_bot:
