@@ -232,10 +232,11 @@ class Matrix:
                     run.cells["http", row, role] = Outcome(got)
         finally:
             w.close()
-        for row, role in fresh:
+        for group in t.one_room_each(fresh):
             w = build(self.b, state, fresh=True)
             try:
-                run.cells["socket", row, role] = Outcome(self._socket(w, row, role)[0])
+                for row, role in group:
+                    run.cells["socket", row, role] = Outcome(self._socket(w, row, role)[0])
             finally:
                 w.close()
         return run

@@ -282,7 +282,23 @@ QUIET_OK = frozenset({"sit", "move_link", "resync", "posso_quiet", "story"})
 #: socket rows whose successes tell the room but leave every other cell's
 #: answer as it was: run after the refusals, on the same room
 LOUD_OK = frozenset({"chat", "set_settings", "make_host", "hand_to_bot", "seat_link"})
-#: the rest change the room for good: each success on a room of its own
+#: the rest change the room for good: they run on rooms built for them, in
+#: groups whose cells each leave the next one's answer as it would be on a
+#: room of its own - everyone leaves, the host last; the host's commands,
+#: the game started last; a rematch alone (a start would take its place)
+HOST_FRESH = ("let_in", "set_settings [locked]", "add_bot", "remove_bot", "kick", "set_game")
+SHARED_FRESH = (
+    [("leave", role) for role in ("player", "claimer", "spectator", "device_b", "host")],
+    [(row, "host") for row in (*HOST_FRESH, "start")],
+)
+
+
+def one_room_each(cells: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """The cells that change the room for good, grouped by the room each
+    runs on (SHARED_FRESH's order), any other cell alone."""
+    groups = [[c for c in group if c in cells] for group in SHARED_FRESH]
+    grouped = {c for group in groups for c in group}
+    return [g for g in groups if g] + [[c] for c in cells if c not in grouped]
 
 
 def expect(table: dict[str, Rule], row: str, state: str, role: str) -> Cell:
