@@ -77,6 +77,8 @@ class StateRun:
     cells: dict[tuple[str, str, str], Outcome] = field(default_factory=dict)
     #: per row: whose history a row's refusals changed
     rows: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    #: per row: what its cells sent the open sockets (read once after the row)
+    sent: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
 
 def _succeeds(want: Any) -> bool:
@@ -100,8 +102,11 @@ class Matrix:
 
     # ------------------------------------------------------------- checking
 
-    def _quiet(self, w: World, fn: Callable[[], Any], jar: dict[str, str] | None) -> Outcome:
-        """Run a cell that must change nothing, and say what it changed."""
+    def _quiet(
+        self, w: World, fn: Callable[[], Any], jar: dict[str, str] | None, *, probe: bool = True
+    ) -> Outcome:
+        """Run a cell that must change nothing, and say what it changed
+        (without `probe`, what the sockets were sent is read after its row)."""
         before = stored(self.b.db, w.code)
         cookies = dict(jar) if jar is not None else None
         got = fn()
@@ -110,15 +115,22 @@ class Matrix:
         out.changed += [f"stored {k}" for k in before if before[k] != after[k]]
         if jar is not None and jar != cookies:
             out.changed.append("the asker's cookies")
+        if probe:
+            out.changed += self._sent(w)
+        return out
+
+    def _sent(self, w: World) -> list[str]:
+        """What the open sockets were sent since they were last read."""
+        out = []
         for role, tab in list(w.tabs.items()):
             try:
                 frames = tab.probe()
             except Closed as gone:
-                out.changed.append(f"{role}'s socket closed ({gone.code})")
+                out.append(f"{role}'s socket closed ({gone.code})")
                 del w.tabs[role]
                 continue
             if frames:
-                out.changed.append(f"{role} was sent {_short(frames)}")
+                out.append(f"{role} was sent {_short(frames)}")
         return out
 
     def _drain(self, w: World) -> None:
@@ -198,16 +210,24 @@ class Matrix:
                     reads.append(row)
                 else:
                     writes.append(row)
+                # the sockets are read after each cell of a row with a pending
+                # cell (what it sends is its own), else once after the row
+                each = t.has_pending(t.HTTP, row, state)
                 for role in ROLES:
                     jar = w.cookies[role]
                     want = t.expect(t.HTTP, row, state, role).want
                     if _succeeds(want) and method in ("POST", "PUT", "DELETE"):
+                        # a room elsewhere, a QR code, a push subscription:
+                        # nothing of this room's, and nobody here told
                         run.cells["http", row, role] = Outcome(self._http(w, row, role, jar))
-                        self._drain(w)
                         continue
                     run.cells["http", row, role] = self._quiet(
-                        w, lambda row=row, role=role, jar=jar: self._http(w, row, role, jar), jar
+                        w,
+                        lambda row=row, role=role, jar=jar: self._http(w, row, role, jar),
+                        jar,
+                        probe=each,
                     )
+                run.sent["http", row] = self._sent(w)
             # everyone's history, read once after the reads and once after the
             # writes (each cell's own check above reads the database itself)
             changed = self._history_changes(w, base)
@@ -218,7 +238,10 @@ class Matrix:
                     if _succeeds(want) and row not in t.QUIET_OK:
                         (loud if row in t.LOUD_OK and want == "ok" else fresh).append((row, role))
                         continue
-                    run.cells["socket", row, role] = self._socket_quiet(w, row, role)
+                    run.cells["socket", row, role] = self._socket_quiet(
+                        w, row, role, probe=t.has_pending(t.SOCKET, row, state)
+                    )
+                run.sent["socket", row] = self._sent(w)
             changed = self._history_changes(w, base)
             run.rows.update((("http", row), changed) for row in writes)
             run.rows.update((("socket", row), changed) for row in t.SOCKET)
@@ -241,7 +264,7 @@ class Matrix:
                 w.close()
         return run
 
-    def _socket_quiet(self, w: World, row: str, role: str) -> Outcome:
+    def _socket_quiet(self, w: World, row: str, role: str, *, probe: bool) -> Outcome:
         asked: list[list[dict[str, Any]]] = []
 
         def ask() -> Any:
@@ -249,7 +272,7 @@ class Matrix:
             asked.append(before)
             return got
 
-        out = self._quiet(w, ask, None)
+        out = self._quiet(w, ask, None, probe=probe)
         if asked[0] and not _succeeds(out.got):
             out.changed.append(f"the asker was sent {_short(asked[0])} before its answer")
         return out
@@ -445,6 +468,7 @@ def test_row(matrix: Matrix, state: str, kind: str, row: str) -> None:
             changed[role] = out.changed
     assert got == want
     assert changed == {}, "refusals that changed something"
+    assert run.sent.get((kind, row), []) == [], "what the row's cells sent the open sockets"
     assert run.rows.get((kind, row), []) == [], (
         "histories a refusal changed (this row's or another's)"
     )

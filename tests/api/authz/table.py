@@ -306,6 +306,10 @@ def expect(table: dict[str, Rule], row: str, state: str, role: str) -> Cell:
     return got if isinstance(got, Cell) else Cell(got)
 
 
+def has_pending(table: dict[str, Rule], row: str, state: str) -> bool:
+    return any(expect(table, row, state, role).pending for role in ROLES)
+
+
 def route_of(row: str) -> str:
     """The route or command a row is about (a row may be a variant: "[locked]")."""
     return row.split(" [", 1)[0]
