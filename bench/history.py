@@ -100,6 +100,7 @@ TABLES = {
         "started_at",
         "finished_at",
         "result",
+        "public_id",
     ),
     "game_seats": ("game_id", "seat", "player_ref", "name"),
     "seat_results": (
@@ -179,7 +180,19 @@ class Filler:
                     tally[pids[s]] += (3, 2, 1, 0)[rank]
             result = {"places": places, "scores": scores}
             out["games"].append(
-                (gid, room_id, game, {}, str(rng.getrandbits(62)), pids, when, when, result)
+                # a public id of the right length, unique (never all digits)
+                (
+                    gid,
+                    room_id,
+                    game,
+                    {},
+                    str(rng.getrandbits(62)),
+                    pids,
+                    when,
+                    when,
+                    result,
+                    f"g{gid:015d}",
+                )
             )
             for s in range(4):
                 name = f"Name {guests[s][:12]}"

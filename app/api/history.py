@@ -3,6 +3,12 @@
 Who may see how much is decided in app/db/history.py (see the table there);
 refusals are 403 with a message that says why.  The database comes from
 `app.state.db_sessionmaker`, so the app factory decides which one.
+
+A game is named by its public id (random: it counts nothing), which every
+answer gives as `id` / `game_id`.  Its old sequential number, which links
+made before public ids hold, still names it - but only for those the game
+is shown to: anyone else is told there is no such game, as for a number
+never used, so numbers cannot be walked to count games (`found_game`).
 """
 
 from __future__ import annotations
@@ -30,9 +36,12 @@ MAX_STEPS = 2000
 #: ids are 32-bit integers in the database: a larger one names no game (and
 #: would fail in the driver, not answer 404); found by tests/api/test_schema.py
 MAX_ID = 2**31 - 1
+#: a route's game id: a public id (app/store/records.py, `new_game_ref`), or a
+#: game's old number (at most MAX_ID's ten digits; a larger one is checked)
+GAME_REF = rf"^({h.NUMBER}|[A-Za-z0-9_-]{{16,32}})$"
 #: bytes of finished games' replay pages kept in memory
 REPLAY_CACHE_BYTES = 32 * 1024 * 1024
-GameId = Annotated[int, Path(ge=1, le=MAX_ID)]
+GameId = Annotated[str, Path(pattern=GAME_REF, max_length=32)]
 
 
 def fail(status: int, code: str, message: str) -> HTTPException:
@@ -55,15 +64,40 @@ def who(me: Identity) -> h.Who:
     return h.Who(me.guest_id, me.account_id)
 
 
-async def visible_game(db: AsyncSession, game_id: int, me: Identity) -> h.GameInfo:
-    """The game's facts, or 404 / 403 (check_facts) for the asker."""
-    info = await h.game_info(db, game_id)
+def no_game(ref: str) -> HTTPException:
+    return fail(404, "no_such_game", f"there is no game {ref}")
+
+
+async def found_game(db: AsyncSession, ref: str) -> h.GameInfo:
+    """The game a route's id names, or 404."""
+    game_id = await h.game_of_ref(db, ref)
+    info = None if game_id is None or game_id > MAX_ID else await h.game_info(db, game_id)
     if info is None:
-        raise fail(404, "no_such_game", f"there is no game {game_id}")
+        raise no_game(ref)
+    return info
+
+
+async def refused(
+    db: AsyncSession, info: h.GameInfo, ref: str, me: Identity, code: str, message: str
+) -> HTTPException:
+    """A 403 that says why; but for a game named by its old number, to an
+    asker it is not shown to at all, the same 404 as a number no game has:
+    numbers say nothing to strangers."""
+    if ref.isdigit():
+        try:
+            await h.check_facts(db, info, who(me))
+        except h.Refused:
+            return no_game(ref)
+    return fail(403, code, message)
+
+
+async def visible_game(db: AsyncSession, ref: str, me: Identity) -> h.GameInfo:
+    """The game's facts, or 404 / 403 (check_facts) for the asker."""
+    info = await found_game(db, ref)
     try:
         await h.check_facts(db, info, who(me))
     except h.Refused as err:
-        raise fail(403, "private_game", err.message) from None
+        raise await refused(db, info, ref, me, "private_game", err.message) from None
     return info
 
 
@@ -72,17 +106,25 @@ async def my_games(
     db: Db,
     me: Me,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    before: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    before: Annotated[str | None, Query(pattern=GAME_REF, max_length=32)] = None,
 ) -> dict[str, Any]:
     """This browser's games, and the account's when signed in; newest first.
-    Page with `before` = the last id of the previous page."""
-    games = await h.games_of(db, who(me), limit=limit, before=before)
+    Page with `before` = `next_before` of the previous page (its last id)."""
+    after = None
+    if before is not None:
+        after = await h.game_of_ref(db, before)
+        if after is None:
+            raise no_game(before)
+        if after > MAX_ID:  # a number past every game: every game is before it
+            after = None
+    games = await h.games_of(db, who(me), limit=limit, before=after)
     more = len(games) == limit
     return {"games": games, "next_before": games[-1]["id"] if games and more else None}
 
 
 @router.get("/api/history/games/{game_id}")
 async def game_facts(game_id: GameId, db: Db, me: Me) -> dict[str, Any]:
+    """Who played, when, the result; `id` is the game's public id."""
     info = await visible_game(db, game_id, me)
     out = info.summary(who(me))
     out["has_sheet"] = info.game == "posso"
@@ -94,13 +136,15 @@ async def game_sheet(game_id: GameId, db: Db, me: Me) -> dict[str, Any]:
     info = await visible_game(db, game_id, me)
     if info.game != "posso":
         raise fail(
-            404, "no_sheet", f"game {game_id} is {info.game}: only Posso keeps a score sheet"
+            404,
+            "no_sheet",
+            f"game {info.public_id} is {info.game}: only Posso keeps a score sheet",
         )
     return {
-        "game_id": info.id,
+        "game_id": info.public_id,
         "status": "finished" if info.finished else "running",
         "seats": [{"seat": s.seat, "name": s.name} for s in info.seats],
-        "hands": await h.score_sheet(db, game_id),
+        "hands": await h.score_sheet(db, info.id),
     }
 
 
@@ -154,14 +198,12 @@ async def game_replay(
     trick (Big Two) or round (Possum, Possession) begins, for jumping to one.
     A finished game's pages are kept once made (ReplayPages), and every page
     counts against the address's replay limit: each may replay a whole game."""
-    info = await h.game_info(db, game_id)
-    if info is None:
-        raise fail(404, "no_such_game", f"there is no game {game_id}")
+    info = await found_game(db, game_id)
     try:
         perspective = await h.replay_perspective(db, info, who(me))
     except h.Refused as err:
-        raise fail(403, "replay_refused", err.message) from None
-    key = (game_id, perspective, start, limit)
+        raise await refused(db, info, game_id, me, "replay_refused", err.message) from None
+    key = (info.id, perspective, start, limit)
     cache = replay_pages(request)
     page = cache.get(key) if info.finished else None
     if page is None:
@@ -181,7 +223,7 @@ async def _replay_page(
         info.game, info.options, info.seed, len(info.seats), log, perspective, start, limit
     )
     body = {
-        "game_id": info.id,
+        "game_id": info.public_id,
         "game": info.game,
         "status": "finished" if info.finished else "running",
         "perspective": perspective.kind,

@@ -40,6 +40,8 @@ from app.api.history import (
     GameId,
     Me,
     fail,
+    found_game,
+    refused,
     replay_chapters,
     replay_steps,
     visible_game,
@@ -168,7 +170,9 @@ async def sheet_csv(game_id: GameId, db: Db, me: Me) -> Response:
     info = await visible_game(db, game_id, me)
     if info.game != "posso":
         raise fail(
-            404, "no_sheet", f"game {game_id} is {info.game}: only Posso keeps a score sheet"
+            404,
+            "no_sheet",
+            f"game {info.public_id} is {info.game}: only Posso keeps a score sheet",
         )
     names = {s.seat: _text(s.name) for s in info.seats}
     out, w = _writer()
@@ -178,7 +182,7 @@ async def sheet_csv(game_id: GameId, db: Db, me: Me) -> Response:
             _text(f"{s.name} (seat {s.seat + 1}) {part}") for part in ("points", "total", "possos")
         ]
     w.writerow(head)
-    for hand in await h.score_sheet(db, game_id):
+    for hand in await h.score_sheet(db, info.id):
         by_seat = {ln["seat"]: ln for ln in hand["lines"]}
         row = [
             hand["hand"],
@@ -191,30 +195,28 @@ async def sheet_csv(game_id: GameId, db: Db, me: Me) -> Response:
             ln = by_seat.get(s.seat, {})
             row += [_cell(ln.get("points")), _cell(ln.get("total")), _cell(ln.get("possos"))]
         w.writerow(row)
-    return _csv(out, f"posso-sheet-{game_id}.csv")
+    return _csv(out, f"posso-sheet-{info.public_id}.csv")
 
 
 @router.get("/api/history/games/{game_id}/record")
 async def game_record(game_id: GameId, db: Db, me: Me) -> Response:
     """A finished game's full record: options, seed and every action, for those
     allowed its full replay.  The replay page loads it back (POST /api/replay)."""
-    info = await h.game_info(db, game_id)
-    if info is None:
-        raise fail(404, "no_such_game", f"there is no game {game_id}")
-    refused = (
-        f"game {game_id}'s full record holds every hand: only its players (or anyone, "
+    info = await found_game(db, game_id)
+    why = (
+        f"game {info.public_id}'s full record holds every hand: only its players (or anyone, "
         "with public replays) may take it, once the game is over"
     )
     try:
         perspective = await h.replay_perspective(db, info, who(me))
     except h.Refused:
-        raise fail(403, "record_refused", refused) from None
+        raise await refused(db, info, game_id, me, "record_refused", why) from None
     if not info.finished or perspective.kind != "full":
-        raise fail(403, "record_refused", refused)
+        raise await refused(db, info, game_id, me, "record_refused", why)
     record = {
         "format": "cardroom-game",
         "version": 1,
-        "id": info.id,
+        "id": info.public_id,
         "game": info.game,
         "room": info.room_code,
         "options": info.options,
@@ -223,12 +225,12 @@ async def game_record(game_id: GameId, db: Db, me: Me) -> Response:
         "started_at": h.iso(info.started_at),
         "finished_at": h.iso(info.finished_at),
         "result": info.result,
-        "actions": [[seat, action] for seat, action in await h.action_log(db, game_id)],
+        "actions": [[seat, action] for seat, action in await h.action_log(db, info.id)],
     }
     return Response(
         json.dumps(record, ensure_ascii=False),
         media_type="application/json",
-        headers={"Content-Disposition": f'attachment; filename="game-{game_id}.json"'},
+        headers={"Content-Disposition": f'attachment; filename="game-{info.public_id}.json"'},
     )
 
 

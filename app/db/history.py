@@ -17,9 +17,12 @@ the link; neither may follow its cards live from the history page.  The
 claimer's browser is not the person, so it reads the game only as the
 room's policy lets anyone else.
 
-Game ids are small sequential numbers, so "anyone else" must not be able to
-walk them and read every private room's games; a room's own spectators, who
-could watch the game live, may replay it as they watched it.
+A game is named by its public id (`public_id`, random: migration 0012), which
+counts nothing and cannot be walked; its row id is a sequence, and still
+names it for links made before (app/api/history.py answers a number only to
+those the game is shown to, and anyone else as if it did not exist).  A
+room's own spectators, who could watch the game live, may replay it as they
+watched it.
 """
 
 from __future__ import annotations
@@ -81,9 +84,40 @@ class SeatInfo:
         return person_of(self.guest_id, self.account_id)
 
 
+def public_ref(game_id: int, public_id: str | None) -> str:
+    """The id pages show for a game: its public id, or its number for a game
+    the release before public ids started (a rolling upgrade's few)."""
+    return public_id or str(game_id)
+
+
+#: a game's number as an old link gives it; anything else is a public id
+NUMBER = r"[0-9]{1,10}"
+
+
+async def game_of_ref(s: AsyncSession, ref: str) -> int | None:
+    """The row id of the game a route's id names: a public id, or (links
+    made before 0012) the number itself; None for no game."""
+    if ref.isdigit():
+        return int(ref)
+    found = await s.scalar(select(GameRow.id).where(GameRow.public_id == ref))
+    return None if found is None else int(found)
+
+
+async def public_refs(s: AsyncSession, ids: list[int]) -> dict[int, str]:
+    """The public ids of these games, by row id."""
+    out: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = await s.execute(select(GameRow.id, GameRow.public_id).where(GameRow.id.in_(chunk)))
+        out.update((gid, public_ref(gid, pub)) for gid, pub in rows.all())
+    return out
+
+
 @dataclass(frozen=True)
 class GameInfo:
     id: int
+    #: what pages and routes call it (`public_ref`)
+    public_id: str
     game: str
     room_id: int
     room_code: str
@@ -121,7 +155,7 @@ class GameInfo:
         no guest or account ids."""
         mine = self.seats_of(who)
         return {
-            "id": self.id,
+            "id": self.public_id,
             "game": self.game,
             "room": self.room_code,
             "options": self.options,
@@ -182,6 +216,7 @@ async def game_info(s: AsyncSession, game_id: int) -> GameInfo | None:
     )
     return GameInfo(
         id=g.id,
+        public_id=public_ref(g.id, g.public_id),
         game=g.game,
         room_id=g.room_id,
         room_code=code,
@@ -207,7 +242,7 @@ async def check_facts(s: AsyncSession, info: GameInfo, who: Who) -> None:
     if info.public or info.seats_of(who) or await in_room(s, info.room_id, who):
         return
     raise Refused(
-        f"game {info.id} was played in a private room you were not in; "
+        f"game {info.public_id} was played in a private room you were not in; "
         "its players can ask the host to turn on public replays"
     )
 
@@ -219,7 +254,7 @@ async def replay_perspective(s: AsyncSession, info: GameInfo, who: Who) -> Persp
         if held:
             return Perspective("seats", held)
         raise Refused(
-            f"game {info.id} is still being played: only its players can replay it "
+            f"game {info.public_id} is still being played: only its players can replay it "
             "until it is over, each from the seat they still hold"
         )
     if mine or info.public:
@@ -227,7 +262,7 @@ async def replay_perspective(s: AsyncSession, info: GameInfo, who: Who) -> Persp
     if await in_room(s, info.room_id, who):
         return Perspective("spectator")
     raise Refused(
-        f"game {info.id} was played in a private room you were not in; "
+        f"game {info.public_id} was played in a private room you were not in; "
         "its players can ask the host to turn on public replays"
     )
 
@@ -283,7 +318,7 @@ async def games_of(
         places = _place(g.result, mine_seats)
         out.append(
             {
-                "id": g.id,
+                "id": public_ref(g.id, g.public_id),
                 "game": g.game,
                 "room": code,
                 "started_at": iso(g.started_at),

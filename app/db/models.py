@@ -168,6 +168,7 @@ class Player(Base):
 
 class GameRow(Base):
     __tablename__ = "games"
+    __table_args__ = (Index("uq_games_public_id", "public_id", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), index=True)
@@ -179,6 +180,11 @@ class GameRow(Base):
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     result: Mapped[dict[str, Any] | None]
+    #: the id every page and route shows (app/store/records.py, `new_game_ref`):
+    #: random, so it counts nothing, where `id` counts every game ever played.
+    #: Null only for a game the release before 0013 started during a rolling
+    #: upgrade; that one is shown by `id` (app/db/history.py, `public_ref`)
+    public_id: Mapped[str | None] = mapped_column(String(32))
 
 
 class GameSeat(Base):

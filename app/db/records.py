@@ -84,6 +84,7 @@ from app.store.records import (
     RemovedPerson,
     ReplacedToken,
     RoomRecord,
+    new_game_ref,
 )
 from app.store.records import Snapshot as StoredSnapshot
 
@@ -230,6 +231,7 @@ class DbRecords:
         seed: int,
         seats: list[str],
         epoch: int = 0,
+        public_id: str | None = None,
     ) -> int:
         return int(
             await self._write(
@@ -240,6 +242,7 @@ class DbRecords:
                 dict(options),
                 seed,
                 list(seats),
+                public_id or new_game_ref(),
                 fence=writes.Fence(epoch, code=room_code),
             )
         )
@@ -755,6 +758,7 @@ def _game_record(
         seed=int(g.seed),
         seats=[str(pid) for pid in g.seats],
         actions=actions,
+        public_id=g.public_id,
     )
 
 

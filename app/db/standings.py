@@ -23,7 +23,7 @@ from sqlalchemy import and_, case, exists, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from app.db.history import iso
+from app.db.history import iso, public_ref, public_refs
 from app.db.models import (
     Account,
     GameRow,
@@ -207,12 +207,13 @@ async def head_to_head(s: AsyncSession, one: str, two: str, recent: int = 10) ->
     shared = [(gid, game, at, pa, pb) for gid, game, at, pa, pb in latest.all()]
     if walk != one:
         shared = [(gid, game, at, pb, pa) for gid, game, at, pa, pb in shared]
+    refs = await public_refs(s, [row[0] for row in shared])
     return {
         "games": games,
         "together": sum(g["together"] for g in games),
         "posso": [posso[0].as_json(), posso[1].as_json()],
         "recent": [
-            {"id": gid, "game": game, "finished_at": iso(at), "places": [pa, pb]}
+            {"id": refs[gid], "game": game, "finished_at": iso(at), "places": [pa, pb]}
             for gid, game, at, pa, pb in shared
         ],
     }
@@ -268,9 +269,10 @@ async def person_games(
             select(R.game_id, R.name).where(R.game_id.in_(chunk)).order_by(R.game_id, R.seat)
         ):
             tables.setdefault(gid, []).append(name)
+    refs = await public_refs(s, ids)
     return [
         {
-            "id": gid,
+            "id": refs[gid],
             "game": game,
             "finished_at": iso(at),
             "room": code,
@@ -290,7 +292,9 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
     league table: per occupant, games, wins, each place, Posso totals."""
     played = (
         await s.execute(
-            select(GameRow.id, GameRow.game, GameRow.started_at, GameRow.finished_at)
+            select(
+                GameRow.id, GameRow.game, GameRow.started_at, GameRow.finished_at, GameRow.public_id
+            )
             .where(GameRow.room_id == room_id)
             .order_by(GameRow.id)
         )
@@ -335,11 +339,11 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
     games = []
     league: dict[str, dict[str, Any]] = {}
     totals: dict[str, Totals] = {}
-    for gid, game, started, finished in played:
+    for gid, game, started, finished, public_id in played:
         at_table = seats.get(gid, [])
         games.append(
             {
-                "id": gid,
+                "id": public_ref(gid, public_id),
                 "game": game,
                 "started_at": iso(started),
                 "finished_at": iso(finished),

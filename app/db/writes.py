@@ -265,6 +265,7 @@ def start_game(
     options: dict[str, Any],
     seed: int,
     seats: list[str],
+    public_id: str,
 ) -> int:
     """A new game row and who sits where; returns the game's id."""
     room_id = known.rooms.get(room_code)
@@ -293,6 +294,7 @@ def start_game(
                 "options": dict(options),
                 "seed": str(int(seed)),
                 "seats": list(seats),
+                "public_id": public_id,
             },
         ).scalar_one()
     )

@@ -259,7 +259,7 @@ class Delivery:
             ],
             "games_played": table.games_played,
             # the game being played, or the last one: its page is /#game/<id>
-            "game_id": table.game_id,
+            "game_id": table.public_id,
             "tally": tally,
             "result": table.result,
             "result_names": table.result_names if table.result is not None else None,

@@ -45,7 +45,14 @@ from app.rooms.settings import RoomSettings, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timer, Timers
-from app.store.records import Fenced, GameRecord, PlayerRecord, Records, RoomRecord
+from app.store.records import (
+    Fenced,
+    GameRecord,
+    PlayerRecord,
+    Records,
+    RoomRecord,
+    new_game_ref,
+)
 
 __all__ = ["FINISHED", "HISTORY_MAX", "LOBBY", "PLAYING", "Room", "Seeds", "new_seed"]
 
@@ -576,9 +583,10 @@ class Room:
             state = game.new_game(len(order), options, seed)
         except ValueError as err:
             raise RoomError("bad_options", str(err)) from None
+        public_id = new_game_ref()
         try:
             game_id = await self.records.start_game(
-                self.code, game.name, options, seed, order, self.table.epoch
+                self.code, game.name, options, seed, order, self.table.epoch, public_id
             )
         except Fenced as err:
             raise RoomError("moved", "this room moved to another server: reconnecting") from err
@@ -588,7 +596,7 @@ class Room:
         for bot in added:
             members.add_bot(bot, None)
         members.seat_to(order)
-        self.table.begin(order, seed, state, game_id)
+        self.table.begin(order, seed, state, game_id, public_id)
         logs.in_room(self.code, game_id)
         log.info("room %s: game %d of %s started", self.code, game_id, game.name)
         self.delivery.restart_history()

@@ -57,6 +57,8 @@ class Table:
         self.status = LOBBY
         self.state: Any = None
         self.game_id: int | None = None
+        #: the id pages show for it (views say `game_id`: app/rooms/delivery.py)
+        self.public_id: str | None = None
         self.seed = 0
         self.seq = 0
         self.game_seats: list[str] = []  # player id per seat of the current/last game
@@ -100,8 +102,9 @@ class Table:
         self.result = None
         self._set_seats([])
 
-    def begin(self, order: list[str], seed: int, state: Any, game_id: int) -> None:
+    def begin(self, order: list[str], seed: int, state: Any, game_id: int, public_id: str) -> None:
         self.state, self.seed, self.game_id, self.seq = state, seed, game_id, 0
+        self.public_id = public_id
         self.changed_at = self.clock()
         self.sheet_unsaved = False
         self._unsettled = None
@@ -129,6 +132,8 @@ class Table:
             state, _ = game.apply(state, seat, action)
         n = start + len(actions)
         self.state, self.seed, self.game_id, self.seq = state, rec.seed, rec.game_id, n
+        # a game the release before public ids started has only its number
+        self.public_id = rec.public_id or str(rec.game_id)
         self.changed_at = rec.last_at or self.clock()
         self.sheet_unsaved = True  # a crash may have come between a move and its row
         self._set_seats(list(rec.seats))

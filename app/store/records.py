@@ -15,6 +15,7 @@ enough to recognise a returning browser after a restart.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -114,6 +115,18 @@ class GameRecord:
     snapshot: Snapshot | None = None
     #: wall-clock time of the last action stored (or of the start): waits resume from it
     last_at: float | None = None
+    #: the id pages show (`new_game_ref`); None for a game stored without one
+    public_id: str | None = None
+
+
+def new_game_ref() -> str:
+    """A game's public id: 96 random bits in 16 URL-safe characters, so that
+    ids count no games and cannot be walked.  Never all digits: a number is
+    read as a game's old sequential id (app/api/history.py)."""
+    while True:
+        ref = secrets.token_urlsafe(12)
+        if not ref.isdigit():
+            return ref
 
 
 @dataclass(frozen=True)
@@ -138,8 +151,10 @@ class Records(Protocol):
         seed: int,
         seats: list[str],
         epoch: int = 0,
+        public_id: str | None = None,
     ) -> int:
-        """Record a new game of the room; returns its id."""
+        """Record a new game of the room under `public_id` (a `new_game_ref`,
+        made here when not given); returns its own id."""
 
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
@@ -237,11 +252,19 @@ class MemoryRecords:
         seed: int,
         seats: list[str],
         epoch: int = 0,
+        public_id: str | None = None,
     ) -> int:
         self._fence(room_code, epoch)
         game_id = len(self.games) + 1
         self.games[game_id] = GameRecord(
-            game_id, room_code, game, dict(options), seed, list(seats), last_at=self.clock()
+            game_id,
+            room_code,
+            game,
+            dict(options),
+            seed,
+            list(seats),
+            last_at=self.clock(),
+            public_id=public_id or new_game_ref(),
         )
         return game_id
 

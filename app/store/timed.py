@@ -96,9 +96,10 @@ class TimedRecords:
         seed: int,
         seats: list[str],
         epoch: int = 0,
+        public_id: str | None = None,
     ) -> int:
         return await self._within(
-            self.inner.start_game(room_code, game, options, seed, seats, epoch)
+            self.inner.start_game(room_code, game, options, seed, seats, epoch, public_id)
         )
 
     async def append_action(

@@ -31,7 +31,7 @@ export function showHistory(app) {
   let before = null;
   const load = async () => {
     try {
-      const q = before ? `?before=${before}` : "";
+      const q = before ? `?before=${encodeURIComponent(before)}` : "";
       const r = await api(`/api/me/games${q}`);
       status.textContent = "";
       if (!r.games.length && !before) {

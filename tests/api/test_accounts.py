@@ -19,7 +19,7 @@ from app.db.records import DbRecords
 from app.db.setup import attach, detach
 from app.games import GAMES
 from tests.db import backends
-from tests.db.stored import store
+from tests.db.stored import stored
 from tests.db.tinygame import TINY, play
 
 backend_url = backends.backend_url
@@ -169,7 +169,7 @@ async def test_a_guests_games_move_to_the_account_and_follow_it_to_other_browser
     async with browser(app) as laptop, browser(app) as phone:
         await laptop.get("/api/me")
         guest = guest_key(laptop.cookies[GUEST_COOKIE])  # as stored: the cookie's hash
-        gid = await store(records, play(TINY, 2, {}, seed=2), "ROOM01", [guest, None])
+        gid = await stored(records, play(TINY, 2, {}, seed=2), "ROOM01", [guest, None])
         assert (await phone.get("/api/me/games")).json()["games"] == []
         made = await laptop.post(
             "/api/accounts/signup", json={"name": "Ana", "password": "hunter22!"}
@@ -181,7 +181,7 @@ async def test_a_guests_games_move_to_the_account_and_follow_it_to_other_browser
         replay = await phone.get(f"/api/history/games/{gid}/replay")
         assert replay.status_code == 200 and replay.json()["perspective"] == "full"
         # played on the laptop while signed in, saved by a room that passed no account id
-        later = await store(records, play(TINY, 2, {}, seed=3), "ROOM02", [None, guest])
+        later = await stored(records, play(TINY, 2, {}, seed=3), "ROOM02", [None, guest])
         games = (await phone.get("/api/me/games")).json()["games"]
         assert [g["id"] for g in games] == [later, gid]
         assert games[0]["my_seats"] == [1]

@@ -21,9 +21,9 @@ from app.db.setup import attach, detach
 from app.games import GAMES
 from app.games.base import Game
 from app.games.cards import standard_deck
-from app.store.records import PlayerRecord, RoomRecord
+from app.store.records import PlayerRecord, RoomRecord, new_game_ref
 from tests.db import backends
-from tests.db.stored import store
+from tests.db.stored import store, stored
 from tests.db.tinygame import TINY, engines_on_disk, play
 
 backend_url = backends.backend_url
@@ -99,7 +99,7 @@ async def test_a_finished_replay_matches_the_game_view_for_view(
     played = play(engine, seats, options, seed=21)
     assert played.result is not None
     me = browsers[0]
-    gid = await store(records_of(app), played, "ROOM01", [await me.guest()] + [None] * (seats - 1))
+    gid = await stored(records_of(app), played, "ROOM01", [await me.guest()] + [None] * (seats - 1))
     steps: list[dict[str, Any]] = []
     while True:  # a page at a time, as a client does for a long game
         got = await me.get(f"/api/history/games/{gid}/replay", start=len(steps), limit=200)
@@ -131,7 +131,7 @@ async def test_a_running_replay_shows_a_player_only_their_own_seat(
     played = play(TINY, 3, {}, seed=4, max_actions=4)
     me = browsers[1]
     guests = [None, await me.guest(), None]
-    gid = await store(records_of(app), played, "ROOM01", guests)
+    gid = await stored(records_of(app), played, "ROOM01", guests)
     body = (await me.get(f"/api/history/games/{gid}/replay")).json()
     assert body["perspective"] == "seats" and body["status"] == "running"
     assert len(body["steps"]) == 5
@@ -147,7 +147,7 @@ async def test_a_stranger_is_refused_another_players_unfinished_replay(
 ) -> None:
     played = play(TINY, 2, {}, seed=4, max_actions=2)
     player, stranger = browsers[0], browsers[1]
-    gid = await store(records_of(app), played, "ROOM01", [await player.guest(), None])
+    gid = await stored(records_of(app), played, "ROOM01", [await player.guest(), None])
     refused = await stranger.get(f"/api/history/games/{gid}/replay")
     assert refused.status_code == 403
     assert refused.json()["detail"] == {
@@ -170,8 +170,9 @@ async def test_a_player_who_lost_their_seat_cannot_follow_it_but_may_replay_it_o
     kicked, stayed = browsers[0], browsers[1]
     rec = records_of(app)
     guests = [await kicked.guest(), await stayed.guest()]
-    gid = await store(rec, played, "ROOM01", guests, finish=False)
-    before = await kicked.get(f"/api/history/games/{gid}/replay")
+    ref = new_game_ref()  # the id pages show; gid, the records' own
+    gid = await store(rec, played, "ROOM01", guests, finish=False, public_id=ref)
+    before = await kicked.get(f"/api/history/games/{ref}/replay")
     assert before.status_code == 200 and before.json()["perspective"] == "seats"
     room = RoomRecord(
         "ROOM01",
@@ -185,17 +186,17 @@ async def test_a_player_who_lost_their_seat_cannot_follow_it_but_may_replay_it_o
         ],
     )
     await rec.save_room(room)
-    refused = await kicked.get(f"/api/history/games/{gid}/replay")
+    refused = await kicked.get(f"/api/history/games/{ref}/replay")
     assert refused.status_code == 403, refused.text
     assert refused.json()["detail"]["code"] == "replay_refused"
     assert "hand" not in refused.text
-    still = (await stayed.get(f"/api/history/games/{gid}/replay")).json()
+    still = (await stayed.get(f"/api/history/games/{ref}/replay")).json()
     assert still["perspective"] == "seats" and set(still["steps"][0]["views"]) == {"1"}
     for seq in range(len(played.actions), len(whole.actions)):
         await rec.append_action(gid, seq, *whole.actions[seq])
     assert whole.result is not None
     await rec.finish_game(gid, whole.result)
-    after = (await kicked.get(f"/api/history/games/{gid}/replay")).json()
+    after = (await kicked.get(f"/api/history/games/{ref}/replay")).json()
     assert after["perspective"] == "full" and after["status"] == "finished"
 
 
@@ -203,10 +204,10 @@ async def test_who_sees_how_much_of_a_finished_game(app: FastAPI, browsers: list
     played = play(TINY, 2, {}, seed=8)
     player, watcher, stranger, _ = browsers
     rec = records_of(app)
-    private = await store(
+    private = await stored(
         rec, played, "ROOM01", [await player.guest(), None], spectators=[await watcher.guest()]
     )
-    public = await store(
+    public = await stored(
         rec, played, "ROOM02", [await player.guest(), None], settings={"public_replays": True}
     )
     as_watcher = (await watcher.get(f"/api/history/games/{private}/replay")).json()
@@ -230,9 +231,9 @@ async def test_my_games_lists_this_browsers_games_newest_first(
     rec = records_of(app)
     done = play(TINY, 2, {}, seed=1)
     running = play(TINY, 2, {}, seed=2, max_actions=1)
-    first = await store(rec, done, "ROOM01", [await me.guest(), await other.guest()])
-    theirs = await store(rec, done, "ROOM02", [None, await other.guest()])
-    second = await store(rec, running, "ROOM03", [None, await me.guest()])
+    first = await stored(rec, done, "ROOM01", [await me.guest(), await other.guest()])
+    theirs = await stored(rec, done, "ROOM02", [None, await other.guest()])
+    second = await stored(rec, running, "ROOM03", [None, await me.guest()])
     page = (await me.get("/api/me/games")).json()
     assert [g["id"] for g in page["games"]] == [second, first]
     newest, oldest = page["games"]
@@ -257,7 +258,7 @@ async def test_a_games_facts_show_its_result_and_players_but_not_its_seed(
 ) -> None:
     played = play(TINY, 3, {"bonus": 2}, seed=987654321)
     me = browsers[0]
-    gid = await store(records_of(app), played, "ROOM01", [None, None, await me.guest()])
+    gid = await stored(records_of(app), played, "ROOM01", [None, None, await me.guest()])
     got = await me.get(f"/api/history/games/{gid}")
     assert got.status_code == 200
     facts = got.json()
@@ -278,7 +279,7 @@ async def test_a_posso_score_sheet_shows_every_hand(app: FastAPI, browsers: list
     rows = [e["row"] for evs in played.events for e in evs if e["type"] == "hand_ended"]
     assert [r["hand"] for r in rows] == [9, 10]
     me = browsers[0]
-    gid = await store(records_of(app), played, "ROOM01", [await me.guest(), None, None])
+    gid = await stored(records_of(app), played, "ROOM01", [await me.guest(), None, None])
     sheet = (await me.get(f"/api/history/games/{gid}/sheet")).json()
     assert [h["hand"] for h in sheet["hands"]] == [9, 10]
     for hand, row in zip(sheet["hands"], rows, strict=True):
@@ -301,7 +302,7 @@ async def test_a_posso_score_sheet_shows_every_hand(app: FastAPI, browsers: list
 
 async def test_only_posso_has_a_score_sheet(app: FastAPI, browsers: list[Browser]) -> None:
     me = browsers[0]
-    gid = await store(
+    gid = await stored(
         records_of(app), play(TINY, 2, {}, seed=1), "ROOM01", [await me.guest(), None]
     )
     got = await me.get(f"/api/history/games/{gid}/sheet")
@@ -313,7 +314,7 @@ async def test_a_replay_can_be_fetched_a_window_at_a_time(
 ) -> None:
     played = play(TINY, 2, {}, seed=3)
     me = browsers[0]
-    gid = await store(records_of(app), played, "ROOM01", [await me.guest(), None])
+    gid = await stored(records_of(app), played, "ROOM01", [await me.guest(), None])
     whole = (await me.get(f"/api/history/games/{gid}/replay")).json()["steps"]
     part = (await me.get(f"/api/history/games/{gid}/replay", start=2, limit=2)).json()
     assert part["steps"] == whole[2:4] and part["start"] == 2
@@ -327,7 +328,7 @@ async def test_a_stored_card_never_reaches_a_spectator_before_the_end(
     the spectator view, and the replay offers nothing more."""
     played = play(TINY, 2, {}, seed=6, max_actions=3)
     player, watcher = browsers[0], browsers[1]
-    gid = await store(
+    gid = await stored(
         records_of(app),
         played,
         "ROOM01",

@@ -20,6 +20,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
+from app.api.origins import origin_of
 from tests.integration.server import LoggedServer
 
 PUBLIC = "https://cards.example.org"
@@ -198,3 +199,17 @@ def test_a_socket_from_another_site_is_refused_at_the_handshake(
         with connect(url, origin=origin, open_timeout=10) as ws:  # type: ignore[arg-type]
             ws.send(json.dumps({"auth": room["token"]}))
             assert _first_view(ws)["room"]["code"] == room["code"], origin
+
+
+def test_origins_are_compared_as_browsers_write_them() -> None:
+    same = [
+        ("https://Cards.Example.org", "https://cards.example.org:443/any/path"),
+        ("http://127.0.0.1:8000", "HTTP://127.0.0.1:8000/"),
+        ("http://[::1]:8000", "http://[::1]:8000"),
+    ]
+    for one, two in same:
+        assert origin_of(one) == origin_of(two) is not None, (one, two)
+    for bad in ("null", "file:///etc", "http://x:notaport", "http://", "", "ws://host"):
+        assert origin_of(bad) is None, bad
+    assert origin_of("https://host:8443") != origin_of("https://host")
+    assert origin_of("http://host") != origin_of("https://host")

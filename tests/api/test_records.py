@@ -72,8 +72,11 @@ def night(night_db: str, _games_registered: None) -> Iterator[tuple[Evening, dic
         alone, token = ev.open_room("bigtwo", "Dan", [])
         with ev.host(alone, token) as dan:
             play_games(dan, 1, rng)
-        ids = sorted(g["id"] for g in ev.get("Ann", "/api/me/games").json()["games"])
+        # newest first: the games in the order played, each named as its
+        # room's view named it
+        ids = [g["id"] for g in ev.get("Ann", "/api/me/games").json()["games"]][::-1]
         for final, gid in zip(bigtwo + sheet_game, ids, strict=True):
+            assert final["room"]["game_id"] == gid
             final["game_id"] = gid
         yield ev, {"bigtwo": bigtwo, "posso": sheet_game, "rooms": (big, posso, alone)}
 
@@ -117,9 +120,9 @@ def test_a_persons_records_count_every_game_they_finished(
         "series": 1,
         "series_won": int(tally[ann_pid] == max(tally.values())),
     }
-    assert [g["id"] for g in rec["recent"]] == sorted(
-        [f["game_id"] for f in played["bigtwo"] + played["posso"]], reverse=True
-    )
+    assert [g["id"] for g in rec["recent"]] == [
+        f["game_id"] for f in reversed(played["bigtwo"] + played["posso"])
+    ]
 
 
 def test_records_are_for_the_person_and_those_who_played_with_them(
@@ -239,9 +242,9 @@ def test_a_persons_games_csv_has_a_line_per_finished_game(
     assert got.status_code == 200, got.text
     rows = list(csv.DictReader(io.StringIO(got.text)))
     finals = {f["game_id"]: f for f in played["bigtwo"] + played["posso"]}
-    assert sorted(int(r["game_id"]) for r in rows) == sorted(finals)
+    assert sorted(r["game_id"] for r in rows) == sorted(finals)
     for r in rows:
-        final = finals[int(r["game_id"])]
+        final = finals[r["game_id"]]
         assert int(r["place"]) == _places(final)[0] and r["seat"] == "1"
         assert int(r["score"]) == final["game"]["result"]["scores"][0]
         assert r["players"].split(" / ")[:2] == ["Ann", "Bob"]

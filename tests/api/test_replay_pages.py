@@ -22,7 +22,7 @@ from tests.api.test_history import (  # noqa: F401 - fixtures
     records_of,
 )
 from tests.db import backends
-from tests.db.stored import store
+from tests.db.stored import stored
 from tests.db.tinygame import TINY, play
 
 backend_url = backends.backend_url
@@ -52,7 +52,7 @@ async def test_a_finished_games_pages_are_rebuilt_once(
 ) -> None:
     me, other = browsers[0], browsers[1]
     played = play(TINY, 2, {}, seed=5)
-    gid = await store(records_of(app), played, "ROOM01", [await me.guest(), await other.guest()])
+    gid = await stored(records_of(app), played, "ROOM01", [await me.guest(), await other.guest()])
     first = await me.get(f"/api/history/games/{gid}/replay")
     again = await other.get(f"/api/history/games/{gid}/replay")
     assert first.status_code == again.status_code == 200
@@ -69,7 +69,7 @@ async def test_a_running_games_pages_are_not_kept(
 ) -> None:
     me = browsers[0]
     played = play(TINY, 2, {}, seed=4, max_actions=3)
-    gid = await store(records_of(app), played, "ROOM01", [await me.guest(), None])
+    gid = await stored(records_of(app), played, "ROOM01", [await me.guest(), None])
     for _ in range(2):
         got = await me.get(f"/api/history/games/{gid}/replay")
         assert got.json()["status"] == "running"
@@ -83,7 +83,7 @@ async def test_replays_are_limited_per_address(
     app.state.settings = Settings(replays_per_minute=2)
     me = browsers[0]
     played = play(TINY, 2, {}, seed=5)
-    gid = await store(records_of(app), played, "ROOM01", [await me.guest(), None])
+    gid = await stored(records_of(app), played, "ROOM01", [await me.guest(), None])
     codes = [(await me.get(f"/api/history/games/{gid}/replay")).status_code for _ in range(3)]
     assert codes == [200, 200, 429]
 

@@ -26,7 +26,7 @@ HOST = "guest-printer-" + "p" * 40
 FAST = {"bot_delay": 0, "disconnect_grace": 0, "posso_window": 1, "posso_answer": 1}
 
 
-def _two_posso_games(base: str) -> tuple[str, list[int], str]:
+def _two_posso_games(base: str) -> tuple[str, list[str], str]:
     """A room's code, its two finished games' ids and the host's seat token."""
     with httpx.Client(base_url=base, cookies={GUEST_COOKIE: HOST}) as http:
         made = http.post(
@@ -46,7 +46,8 @@ def _two_posso_games(base: str) -> tuple[str, list[int], str]:
         room_command(base, code, token, "rematch")
         until_finished(http, code, 2)
         games = http.get("/api/me/games").json()["games"]
-    return code, sorted(g["id"] for g in games if g["room"] == code), token
+    # in the order played (the list is newest first)
+    return code, [g["id"] for g in games if g["room"] == code][::-1], token
 
 
 def _page_as_host(pages: Pages, path: str, seat: tuple[str, str] | None = None) -> Any:

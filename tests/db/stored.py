@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.db.models import PersonPair, PersonTotal, SeriesPoints
-from app.store.records import PlayerRecord, Records, RoomRecord
+from app.store.records import PlayerRecord, Records, RoomRecord, new_game_ref
 from tests.db.tinygame import Played
 
 
@@ -21,6 +21,7 @@ async def store(
     settings: dict[str, Any] | None = None,
     spectators: list[str] | None = None,
     finish: bool = True,
+    public_id: str | None = None,
 ) -> int:
     """Save the room (one player per seat with these guest ids, plus spectators),
     start the game, append its whole log, save Posso sheet rows as the hands
@@ -36,7 +37,12 @@ async def store(
     room = RoomRecord(code, played.game, played.options, settings or {}, "p0", players)
     await records.save_room(room)
     game_id = await records.start_game(
-        code, played.game, played.options, played.seed, [f"p{i}" for i in range(played.seats)]
+        code,
+        played.game,
+        played.options,
+        played.seed,
+        [f"p{i}" for i in range(played.seats)],
+        public_id=public_id,
     )
     for seq, (seat, action) in enumerate(played.actions):
         await records.append_action(game_id, seq, seat, action)
@@ -57,3 +63,10 @@ async def summary_sums(conn: AsyncConnection) -> list[list[Any]]:
         rows = await conn.execute(select(table).order_by(*table.primary_key))
         found.append([tuple(r) for r in rows.all()])
     return found
+
+
+async def stored(records: Records, played: Played, code: str, *args: Any, **kw: Any) -> str:
+    """`store`, answering the game's public id: the one pages and routes show."""
+    ref = new_game_ref()
+    await store(records, played, code, *args, public_id=ref, **kw)
+    return ref

@@ -30,6 +30,7 @@ class LoggedServer:
     def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.data = data  # DATA_DIR: the SQLite database, the log
         self.log = data / "server.log"
         self.env = {**os.environ, "DATA_DIR": str(data), "PYTHONUNBUFFERED": "1", **(env or {})}
         self.env.pop("DATABASE_URL", None)

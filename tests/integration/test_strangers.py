@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -106,3 +107,60 @@ def test_a_rooms_evening_is_for_its_people_whatever_the_replay_policy(
                 got.json()["detail"]["message"].replace(code, "ZZZZZZZZZZZZ")
                 == (nowhere.json()["detail"]["message"])
             )
+
+
+def _start_game(server: LoggedServer, ann: httpx.Client) -> tuple[str, str]:
+    """A Big Two room of Ann's with three bots, its game started: the room's
+    code and the game's id as the room's view names it."""
+    room = _room(ann)
+    with connect(f"ws://127.0.0.1:{server.port}/ws/rooms/{room['code']}") as ws:
+        ws.send(json.dumps({"auth": room["token"]}))
+        for n in range(3):
+            ws.send(json.dumps({"id": n + 1, "cmd": {"type": "add_bot"}}))
+        ws.send(json.dumps({"id": 9, "cmd": {"type": "start"}}))
+        for _ in range(200):
+            got = json.loads(ws.recv(timeout=10))
+            for msg in got if isinstance(got, list) else [got]:
+                assert "error" not in msg, msg
+                view = msg.get("view") or {}
+                if view.get("room", {}).get("status") == "playing":
+                    return room["code"], str(view["room"]["game_id"])
+    raise AssertionError("the game did not start")
+
+
+def test_game_ids_count_nothing_and_old_numbers_answer_only_those_shown_the_game(
+    server: LoggedServer,
+) -> None:
+    with httpx.Client(base_url=server.base) as ann, httpx.Client(base_url=server.base) as eve:
+        started = [_start_game(server, ann) for _ in range(3)]
+        listed = [g["id"] for g in ann.get("/api/me/games").json()["games"]]
+        assert listed[::-1] == [ref for _, ref in started]  # newest first, as views named them
+        assert len(set(listed)) == 3
+        for ref in listed:
+            assert len(ref) >= 16 and not ref.isdigit(), ref
+        with sqlite3.connect(server.data / "cardroom.db") as db:
+            rows = dict(db.execute("SELECT public_id, id FROM games").fetchall())
+        numbers = [rows[ref] for ref in listed]
+        nowhere = eve.get(f"/api/history/games/{max(rows.values()) + 1}")
+        assert nowhere.status_code == 404
+        for ref, number in zip(listed, numbers, strict=True):
+            facts = ann.get(f"/api/history/games/{number}")  # an old link: still Ann's
+            assert facts.status_code == 200 and facts.json()["id"] == ref
+            assert facts.json() == ann.get(f"/api/history/games/{ref}").json()
+            replay = ann.get(f"/api/history/games/{number}/replay?limit=1")
+            assert replay.status_code == 200 and replay.json()["game_id"] == ref
+            assert replay.json()["perspective"] == "seats"
+            # the record waits for the end, whichever way the game is named
+            for name in (ref, number):
+                record = ann.get(f"/api/history/games/{name}/record")
+                assert record.json()["detail"]["code"] == "record_refused", name
+            # a stranger: by the public id, refused as before; by a number,
+            # the answer a number no game has
+            assert eve.get(f"/api/history/games/{ref}").json()["detail"]["code"] == "private_game"
+            for path in ("", "/replay", "/record", "/sheet", "/sheet.csv"):
+                got = eve.get(f"/api/history/games/{number}{path}")
+                assert got.status_code == 404, (path, got.text)
+                assert got.json()["detail"] == {
+                    "code": "no_such_game",
+                    "message": f"there is no game {number}",
+                }

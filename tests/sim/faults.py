@@ -98,9 +98,10 @@ class FaultyRecords(MemoryRecords):
         seed: int,
         seats: list[str],
         epoch: int = 0,
+        public_id: str | None = None,
     ) -> int:
         lose = await self._gate(True)
-        game_id = await super().start_game(room_code, game, options, seed, seats, epoch)
+        game_id = await super().start_game(room_code, game, options, seed, seats, epoch, public_id)
         if lose:
             raise self._lost()
         return game_id
