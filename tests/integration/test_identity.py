@@ -141,11 +141,12 @@ def play_out(*tabs: Player) -> None:
                 t.reply(t.send(action=view["legal"][0]))
 
 
-def started(host: Player) -> int:
+def started(host: Player) -> str:
+    """The game's public id, once the host started it."""
     assert answer(host, "start") == "ok"
     settle(host, until=lambda: host.view and host.view["room"]["status"] == "playing")
     assert host.view is not None
-    return int(host.view["room"]["game_id"])
+    return str(host.view["room"]["game_id"])
 
 
 def connected(tab: Player, seat: int) -> bool:
@@ -180,7 +181,7 @@ def test_a_seat_link_moves_a_seat_never_a_person(server: Server) -> None:
         with server.tab(f["code"], f) as b1, server.tab(f["code"], fc) as c1:
             started(b1)
             play_out(b1, c1)
-            finished_id = int(b1.view["room"]["game_id"])  # type: ignore[index]
+            finished_id = str(b1.view["room"]["game_id"])  # type: ignore[index]
         g = create(bob, "Bob")
         gc = join(carl, g["code"], "Carl")
         with server.tab(g["code"], g) as b2:

@@ -246,9 +246,9 @@ class World:
 
     state: str
     code: str
-    game_id: int | None = None
+    game_id: str | None = None
     #: Rita's game in another room, still running
-    elsewhere_game: int = 0
+    elsewhere_game: str = ""
     #: Rita's public person id (the seat's person) and the host's
     person: str = ""
     other: str = ""
@@ -261,7 +261,7 @@ class World:
     stack: contextlib.ExitStack[Any] = field(default_factory=contextlib.ExitStack)
 
     @property
-    def game(self) -> int:
+    def game(self) -> str:
         """The game the history rows ask about: the room's, or before its
         first one, Rita's game elsewhere."""
         return self.game_id if self.game_id is not None else self.elsewhere_game
@@ -289,7 +289,7 @@ def build(b: Browsers, state: str, *, fresh: bool = False) -> World:
     name = f"olga{next(_names)}"
     b.post(olga_a, "/api/accounts/signup", {"name": name, "password": PASSWORD})
     b.post(olga_b, "/api/accounts/signin", {"name": name, "password": PASSWORD})
-    elsewhere = 0
+    elsewhere = ""
     if not fresh:  # Rita's game elsewhere, running
         h = b.post(hal, "/api/rooms", {"game": "tiny", "name": "Hal", "options": OPTIONS})
         b.post(rita, f"/api/rooms/{h['code']}/join", {"name": "Rita"})
