@@ -69,7 +69,8 @@ def test_a_version_gap_asks_for_a_fresh_view_and_resume_uses_since(pages: Pages)
         // After a lost connection the client resumes from the last version.
         const hello = window.sent[0];
         ws.onclose({ code: 1006 });
-        await new Promise((r) => setTimeout(r, 400));
+        // the first try again comes after a jittered backoff (static/js/net.js)
+        for (let i = 0; i < 50 && !window.sockets[1]; i++) await new Promise((r) => setTimeout(r, 100));
         const again = window.sockets[1];
         again.open();
         return { seen, asked, hello, resumed: window.sent.at(-1), urls: [ws.url, again.url] };
