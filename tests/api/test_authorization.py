@@ -1,30 +1,26 @@
-"""The authorization matrix: every HTTP route and every socket command, asked
-by every kind of person, against the real app (SQLite, accounts, sockets).
+"""The authorization matrix: every HTTP route (from the app's own routes) and
+every socket command (app/rooms/commands.py, and `action`), asked by every
+role (world.py), in every room state - lobby, in a game within a person's
+grace and past it, between games, finished, closed.
 
-One table, a row per route (from the app's own routes) and per socket
-command (from app/rooms/commands.py, and `action`), a column per role, the
-expected answer in each cell.  Each cell runs on a room of its own, set up
-the same way: a game of four is being played -
+Each state's room is built once and every cell runs on it: first the cells
+that must change nothing (refusals, and reads), each checked to have changed
+nothing - the room's stored record and everyone's identity in the database,
+the asker's cookies, and what every open socket was sent (nothing, but the
+refusal to the asker) - and each row then checks every role's history;
+then the cells whose success tells the room something but leaves the others'
+answers alone; then joins, which hand people their own places back; then
+sign-ups and sign-outs.  A success that changes the room for good (a kick, a
+start, leaving) runs on a room of its own, built the same way.
 
-- seat 0 the host (to act), seat 1 a player, seat 2 the owner of an account,
-  seat 3 Rita, whose device is gone: the host made a seat link for her seat
-  and someone opened it, so her old token is replaced; she is away;
-- Ken was seated and kicked by the host before the game;
-- a spectator watches;
-- the owner signed in on a second device and opened the room there: that
-  device holds her place now.
-
-A route or a command without a row fails the test, and so does a row without
-a route or command: the table is the whole of who may do what.
+A route or a command without a row fails, and so does a row without one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,353 +31,337 @@ from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from fastapi.testclient import TestClient
 from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.websockets import WebSocketDisconnect
 
-from app.api.identity import GUEST_COOKIE
 from app.core.config import Settings
 from app.main import ROUTERS, create_app
 from app.rooms.commands import COMMANDS
-from app.rooms.tokens import new_code
-from tests.api.client import hello
+from tests.api.authz import table as t
+from tests.api.authz.world import (
+    ROLES,
+    STATES,
+    Browsers,
+    Closed,
+    TestClock,
+    WideTiny,
+    World,
+    build,
+    histories,
+    refused_at_door,
+    stored,
+)
 from tests.api.conftest import OPEN_DOORS
 from tests.api.push_service import Browser
 from tests.db.backends import migrate
 
-pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("no_link_floor")]
+pytestmark = pytest.mark.timeout(300)
 
-ROLES = (
-    "stranger",  # does not know the code
-    "knows_code",  # knows the code, is no one in the room
-    "spectator",
-    "player",
-    "host",
-    "kicked",  # a player the host removed
-    "replaced",  # the old device of a place a seat link moved
-    "owner_elsewhere",  # the signed-in owner of a place, on another device
-)
-#: the socket of someone who is not in the room never gets to send a command
-OUTSIDERS = {
-    "stranger": "no_room",
-    "knows_code": "bad_token",
-    "kicked": "bad_token",
-    "replaced": "seat_moved",
-}
-IN_ROOM = ("spectator", "player", "host", "owner_elsewhere")
-
-
-def every(answer: Any) -> dict[str, Any]:
-    return dict.fromkeys(ROLES, answer)
-
-
-def command(spectator: str, player: str, host: str, owner: str | None = None) -> dict[str, str]:
-    """A socket command's row: outsiders are turned away at the socket; the
-    owner on her other device may do what a player may, unless said."""
-    return {
-        **OUTSIDERS,
-        "spectator": spectator,
-        "player": player,
-        "host": host,
-        "owner_elsewhere": owner or player,
-    }
-
-
-ROOM_CODE = {**every(200), "stranger": 404}
-#: a running game (app/db/history.py has the rules): its players (the owner
-#: by her account, and Rita's own browser too: a seat link moves the seat,
-#: not the person) and the people of its room (the spectator; Ken, who was
-#: in the room before he was removed) see its facts; strangers do not
-GAME_FACTS = {**every(200), "stranger": 403, "knows_code": 403}
-#: its replay while it runs: only those who hold one of its seats now - not
-#: Rita's old device, whose seat a seat link moved to Eve's browser
-RUNNING_REPLAY = {**GAME_FACTS, "spectator": 403, "kicked": 403, "replaced": 403}
-
-#: the host's person id: only the host sees their records yet
-OWN_RECORDS = {**every(403), "host": 200}
-
-#: HTTP routes: the status code each role gets
-HTTP: dict[str, dict[str, Any]] = {
-    "GET /api/health": every(200),
-    "GET /api/ready": every(200),
-    "GET /api/games": every(200),
-    "GET /api/room-settings": every(200),
-    "POST /api/rooms": every(200),
-    # Ken's browser, removed by the host, stays out until she lets him in
-    "POST /api/rooms/{code}/join": {**ROOM_CODE, "kicked": 403},
-    # a bad link gets one answer, whether or not the room exists (and Ken's
-    # browser may not come back in through one)
-    "POST /api/rooms/{code}/claim": {**every(400), "kicked": 403},
-    "GET /api/rooms/{code}": ROOM_CODE,
-    "POST /api/qr": every(200),
-    "POST /api/accounts/signup": every(201),
-    "POST /api/accounts/signin": every(401),  # with a wrong password
-    "POST /api/accounts/signout": every(200),
-    "GET /api/me": every(200),
-    "GET /api/me/games": every(200),
-    "GET /api/history/games/{game_id}": GAME_FACTS,
-    # tiny keeps no score sheet: those who may see the game are told so
-    "GET /api/history/games/{game_id}/sheet": {
-        k: 404 if v == 200 else v for k, v in GAME_FACTS.items()
-    },
-    "GET /api/history/games/{game_id}/replay": RUNNING_REPLAY,
-    # people's records (app/api/records.py): a person's are for them and for
-    # those who finished a game with them; the game here is still running
-    "GET /api/me/person": every(200),
-    "GET /api/people/{person}": OWN_RECORDS,
-    "GET /api/people/{person}/rivals": OWN_RECORDS,
-    "GET /api/people/{person}/games.csv": OWN_RECORDS,
-    "GET /api/people/{person}/versus/{other}": every(403),
-    "GET /api/history/games/{game_id}/sheet.csv": {
-        k: 404 if v == 200 else v for k, v in GAME_FACTS.items()
-    },
-    # a game's full record holds every hand: nobody's while it runs
-    "GET /api/history/games/{game_id}/record": every(403),
-    "POST /api/replay": every(422),  # a record that is not one
-    # a room's evening: for the people who were in it; anyone else is told
-    # there is no such room, as for a code that names none
-    "GET /api/history/rooms/{code}/evening": {**GAME_FACTS, "stranger": 404, "knows_code": 404},
-    # turn nudges (app/api/push.py): anyone may have their own browser nudged;
-    # a DELETE drops only the asker's own subscription (`removed` says if any)
-    "GET /api/push": every(200),
-    "PUT /api/me/push": every(200),
-    "DELETE /api/me/push": every(200),
-    # the installable app's files (app/api/pwa.py)
-    "GET /manifest.webmanifest": every(200),
-    "GET /sw.js": every(200),
-    "GET /r/{code}": every(200),  # the client's page: no lookup, nothing about the room
-    "GET /": every(200),  # the same page
-    "GET /index.html": every(200),
-    "GET /b/{stamp}/{path:path}": every(200),  # the client's files under a build id
-    "MOUNT /": every(200),  # the client's files
-    # the socket: the first thing it says
-    "WS /ws/rooms/{code}": {**OUTSIDERS, **dict.fromkeys(IN_ROOM, "view")},
-}
-
-#: socket commands during the game: "ok" or the error code
-SOCKET: dict[str, dict[str, str]] = {
-    "sit": command("not_between_games", "not_between_games", "not_between_games"),
-    "start": command("not_host", "not_host", "not_between_games"),
-    "rematch": command("not_host", "not_host", "not_finished"),
-    "add_bot": command("not_host", "not_host", "not_between_games"),
-    "remove_bot": command("not_host", "not_host", "not_between_games"),
-    "kick": command("not_host", "not_host", "ok"),
-    # the socket closes with 1000 "you left the room" (no ack after it)
-    "leave": command("closed 1000", "closed 1000", "closed 1000"),
-    "chat": command("ok", "ok", "ok"),
-    "set_game": command("not_host", "not_host", "not_between_games"),
-    "set_settings": command("not_host", "not_host", "ok"),
-    "make_host": command("not_host", "not_host", "ok"),
-    # Rita has been away past the grace (0 s here)
-    "hand_to_bot": command("not_seated", "ok", "ok"),
-    "seat_link": command("not_seated", "ok", "ok"),
-    "move_link": command("ok", "ok", "ok"),
-    # Ken was removed: only the host lets him back in
-    "let_in": command("not_host", "not_host", "ok"),
-    "resync": command("ok", "ok", "ok"),
-    # older pages of the game's story, each asker's own (app/rooms/story.py)
-    "story": command("ok", "ok", "ok"),
-    # a person's own Posso switches: anyone's own, told to nobody else
-    "posso_quiet": command("ok", "ok", "ok"),
-    # a card nobody holds: the host is to act, the others wait their turn
-    "action": command("not_seated", "not_your_turn", "bad_card"),
-}
-
-#: commands whose success changes what the next role would find: each of
-#: their cells gets a room of its own (the others share one per row)
-CHANGING = frozenset({"kick", "leave", "make_host", "set_settings", "hand_to_bot", "let_in"})
-
-#: each command's fields in the matrix
-FIELDS: dict[str, dict[str, Any]] = {
-    "sit": {"seat": None},
-    "remove_bot": {"seat": 3},
-    "kick": {"seat": 1},
-    "chat": {"text": "hello"},
-    "set_game": {"game": "tiny"},
-    "set_settings": {"settings": {}},
-    "make_host": {"seat": 1},
-    "hand_to_bot": {"seat": 3},
-    "seat_link": {"seat": 3},
-    "let_in": {"player": "ken"},
-    "posso_quiet": {"helpful": True},
-    "story": {"before": 1},
-}
-
-#: a browser's subscription at a push service the server sends to (nobody is
-#: due a nudge in this room: the host, connected, is to act)
+JOIN = "POST /api/rooms/{code}/join"
+JOIN_LOCKED = "POST /api/rooms/{code}/join [locked]"
+#: rows that change the asker's own identity: run last, on a copy of its cookies
+IDENTITY_ROWS = ("POST /api/accounts/signup", "POST /api/accounts/signout")
+#: a browser's subscription at a push service the server sends to
 PUSH_ENDPOINT = "https://fcm.googleapis.com/fcm/send/matrix"
 PUSH_SUBSCRIPTION = Browser().subscription(PUSH_ENDPOINT)
-SETTINGS = {"disconnect_grace": 0, "auto_bot": False, "bot_delay": 0}
 PASSWORD = "correct horse battery"
-_names = itertools.count()
 
 
 @dataclass
-class World:
-    """One room set up as the module's docstring says."""
-
-    code: str
-    game_id: int
-    #: the host's and the player's public person ids (records pages)
-    person: str = ""
-    other: str = ""
-    #: Ken's player id (the host removed him)
-    ken: str = ""
-    tokens: dict[str, str | None] = field(default_factory=dict)
-    cookies: dict[str, dict[str, str]] = field(default_factory=dict)
+class Outcome:
+    got: Any
+    #: what a cell that should have changed nothing changed
+    changed: list[str] = field(default_factory=list)
 
 
-class Browsers:
-    """One TestClient, many cookie jars: each role is its own browser."""
-
-    def __init__(self, client: TestClient) -> None:
-        self.c = client
-
-    @contextlib.contextmanager
-    def as_(self, jar: dict[str, str]) -> Iterator[TestClient]:
-        self.c.cookies.clear()
-        for k, v in jar.items():
-            self.c.cookies.set(k, v)
-        yield self.c
-        jar.clear()
-        jar.update({cookie.name: cookie.value or "" for cookie in self.c.cookies.jar})
-
-    def new(self) -> dict[str, str]:
-        jar: dict[str, str] = {}
-        with self.as_(jar) as c:
-            assert c.get("/api/me").status_code == 200
-        assert GUEST_COOKIE in jar
-        return jar
-
-    def post(self, jar: dict[str, str], path: str, body: Any) -> dict[str, Any]:
-        with self.as_(jar) as c:
-            r = c.post(path, json=body)
-        assert r.status_code in (200, 201), (path, r.text)
-        return dict(r.json())
+@dataclass
+class StateRun:
+    cells: dict[tuple[str, str, str], Outcome] = field(default_factory=dict)
+    #: per row: whose history a row's refusals changed
+    rows: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    #: per row: what its cells sent the open sockets (read once after the row)
+    sent: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
 
-def _command(c: TestClient, code: str, token: str, kind: str, fields: dict[str, Any]) -> str:
-    """What the socket answers: its refusal, or the command's ack or error."""
-    with c.websocket_connect(f"/ws/rooms/{code}") as ws:
-        ws.send_json(hello(token))
-        first = ws.receive_json()
-        if "error" in first:
-            return str(first["error"]["code"])
-        if kind == "action":
-            ws.send_json({"id": 1, "action": {"type": "play", "card": "nope"}})
-        else:
-            ws.send_json({"id": 1, "cmd": {"type": kind, **fields}})
+def _succeeds(want: Any) -> bool:
+    if isinstance(want, int):
+        return want < 400
+    return want in ("ok", "view") or str(want).startswith(("200", "201", "closed"))
+
+
+class Matrix:
+    """Runs every cell of a state once, and keeps what each got."""
+
+    def __init__(self, b: Browsers) -> None:
+        self.b = b
+        self.runs: dict[str, StateRun] = {}
+        self.n = 0
+
+    def of(self, state: str) -> StateRun:
+        if state not in self.runs:
+            self.runs[state] = self._run(state)
+        return self.runs[state]
+
+    # ------------------------------------------------------------- checking
+
+    def _quiet(
+        self, w: World, fn: Callable[[], Any], jar: dict[str, str] | None, *, probe: bool = True
+    ) -> Outcome:
+        """Run a cell that must change nothing, and say what it changed
+        (without `probe`, what the sockets were sent is read after its row)."""
+        before = stored(self.b.db, w.code)
+        cookies = dict(jar) if jar is not None else None
+        got = fn()
+        out = Outcome(got)
+        after = stored(self.b.db, w.code)
+        out.changed += [f"stored {k}" for k in before if before[k] != after[k]]
+        if jar is not None and jar != cookies:
+            out.changed.append("the asker's cookies")
+        if probe:
+            out.changed += self._sent(w)
+        return out
+
+    def _sent(self, w: World) -> list[str]:
+        """What the open sockets were sent since they were last read."""
+        out = []
+        for role, tab in list(w.tabs.items()):
+            try:
+                frames = tab.probe()
+            except Closed as gone:
+                out.append(f"{role}'s socket closed ({gone.code})")
+                del w.tabs[role]
+                continue
+            if frames:
+                out.append(f"{role} was sent {_short(frames)}")
+        return out
+
+    def _drain(self, w: World) -> None:
+        for role, tab in list(w.tabs.items()):
+            try:
+                tab.probe()
+            except Closed:
+                del w.tabs[role]
+
+    # ---------------------------------------------------------------- cells
+
+    def _http(self, w: World, row: str, role: str, jar: dict[str, str]) -> Any:
+        method, path = t.route_of(row).split(" ", 1)
+        code = w.code_for(role)
+        path = path.replace("{code}", code).replace("{game_id}", str(w.game))
+        path = path.replace("{person}", w.person).replace("{other}", w.other)
+        path = path.replace("{stamp}/{path:path}", "0123456789ab/js/main.js")
+        if method == "WS":
+            return refused_at_door(self.b, code, w.tokens[role])
+        if method == "MOUNT":
+            method = "GET"
+        self.n += 1
+        bodies: dict[str, Any] = {
+            "/api/rooms": {"game": "tiny", "name": "New"},
+            f"/api/rooms/{code}/join": {"name": "Joe"},
+            f"/api/rooms/{code}/claim": {"claim": "not a link"},
+            "/api/qr": {"text": "http://x/r/ABC"},
+            "/api/accounts/signup": {"name": f"new{self.n}x{id(w) % 997}", "password": PASSWORD},
+            "/api/accounts/signin": {"name": "nobody here", "password": "wrong password"},
+            "/api/replay": {"game": "tiny"},
+            # each role's browser its own endpoint: one never becomes another's
+            "/api/me/push": {**PUSH_SUBSCRIPTION, "endpoint": f"{PUSH_ENDPOINT}-{role}"},
+        }
+        with self.b.as_(jar) as c:
+            r = c.request(method, path, json=bodies.get(path))
+        if r.status_code >= 400:  # a refusal: its status and its code
+            detail = r.json().get("detail") if "json" in r.headers.get("content-type", "") else None
+            if isinstance(detail, dict) and "code" in detail:
+                return f"{r.status_code} {detail['code']}"
+        if r.status_code == 200 and path.endswith("/replay"):
+            return f"200 {r.json()['perspective']}"
+        if r.status_code == 200 and row.startswith(JOIN):
+            ticket = r.json()
+            if ticket["player"] != w.players.get(role):
+                return "200 new"
+            w.tokens[role] = ticket["token"]  # their own place, on a new token
+            return "200 own"
+        return r.status_code
+
+    def _socket(self, w: World, row: str, role: str) -> tuple[Any, list[dict[str, Any]]]:
+        fields = t.fields(row, w, role)
+        kind = t.route_of(row)
+        tab = w.tabs.get(role)
+        if tab is not None:
+            got, before = tab.command(kind, fields)
+            if got.startswith("closed"):
+                del w.tabs[role]
+            return got, before
+        return self.b.once(w.code_for(role), w.tokens[role], kind, fields), []
+
+    # ---------------------------------------------------------------- a state
+
+    def _run(self, state: str) -> StateRun:
+        run = StateRun()
+        w = build(self.b, state)
+        fresh: list[tuple[str, str]] = []
+        loud: list[tuple[str, str]] = []
         try:
-            while True:
-                msg = ws.receive_json()
-                for m in msg if isinstance(msg, list) else [msg]:
-                    if m.get("re") == 1:
-                        return "ok" if m.get("ok") else str(m["error"]["code"])
-        except WebSocketDisconnect as gone:
-            return f"closed {gone.code}"
+            base = histories(self.b, w)
+            reads: list[str] = []
+            writes: list[str] = []
+            for row in t.HTTP:
+                if row in (JOIN, JOIN_LOCKED, *IDENTITY_ROWS):
+                    continue
+                method = row.split(" ", 1)[0]
+                if method in ("GET", "MOUNT", "WS"):
+                    reads.append(row)
+                else:
+                    writes.append(row)
+                # the sockets are read after each cell of a row with a pending
+                # cell (what it sends is its own), else once after the row
+                each = t.has_pending(t.HTTP, row, state)
+                for role in ROLES:
+                    jar = w.cookies[role]
+                    want = t.expect(t.HTTP, row, state, role).want
+                    if _succeeds(want) and method in ("POST", "PUT", "DELETE"):
+                        # a room elsewhere, a QR code, a push subscription:
+                        # nothing of this room's, and nobody here told
+                        run.cells["http", row, role] = Outcome(self._http(w, row, role, jar))
+                        continue
+                    run.cells["http", row, role] = self._quiet(
+                        w,
+                        lambda row=row, role=role, jar=jar: self._http(w, row, role, jar),
+                        jar,
+                        probe=each,
+                    )
+                run.sent["http", row] = self._sent(w)
+            # everyone's history, read once after the reads and once after the
+            # writes (each cell's own check above reads the database itself)
+            changed = self._history_changes(w, base)
+            run.rows.update((("http", row), changed) for row in reads)
+            for row in t.SOCKET:
+                for role in ROLES:
+                    want = t.expect(t.SOCKET, row, state, role).want
+                    if _succeeds(want) and row not in t.QUIET_OK:
+                        (loud if row in t.LOUD_OK and want == "ok" else fresh).append((row, role))
+                        continue
+                    run.cells["socket", row, role] = self._socket_quiet(
+                        w, row, role, probe=t.has_pending(t.SOCKET, row, state)
+                    )
+                run.sent["socket", row] = self._sent(w)
+            changed = self._history_changes(w, base)
+            run.rows.update((("http", row), changed) for row in writes)
+            run.rows.update((("socket", row), changed) for row in t.SOCKET)
+            for row, role in loud:
+                run.cells["socket", row, role] = Outcome(self._socket(w, row, role)[0])
+                self._drain(w)
+            self._joins(w, run)
+            for row in IDENTITY_ROWS:
+                for role in ROLES:
+                    got = self._http(w, row, role, dict(w.cookies[role]))
+                    run.cells["http", row, role] = Outcome(got)
+        finally:
+            w.close()
+        for group in t.one_room_each(fresh):
+            w = build(self.b, state, fresh=True)
+            try:
+                for row, role in group:
+                    run.cells["socket", row, role] = Outcome(self._socket(w, row, role)[0])
+            finally:
+                w.close()
+        return run
+
+    def _socket_quiet(self, w: World, row: str, role: str, *, probe: bool) -> Outcome:
+        asked: list[list[dict[str, Any]]] = []
+
+        def ask() -> Any:
+            got, before = self._socket(w, row, role)
+            asked.append(before)
+            return got
+
+        out = self._quiet(w, ask, None, probe=probe)
+        if asked[0] and not _succeeds(out.got):
+            out.changed.append(f"the asker was sent {_short(asked[0])} before its answer")
+        return out
+
+    def _history_changes(self, w: World, base: dict[str, Any]) -> list[str]:
+        now = histories(self.b, w)
+        return [role for role in base if now[role] != base[role]]
+
+    def _joins(self, w: World, run: StateRun) -> None:
+        """Refusals first (the room as built), then the host locks the room:
+        the refusals of a locked room, then everyone's answer to it; the host
+        unlocks, and everyone's answer to the open room."""
+
+        def refusals(row: str) -> list[str]:
+            roles = []
+            for role in ROLES:
+                if _succeeds(t.expect(t.HTTP, row, w.state, role).want):
+                    roles.append(role)
+                    continue
+                jar = w.cookies[role]
+                run.cells["http", row, role] = self._quiet(
+                    w, lambda role=role, jar=jar: self._http(w, row, role, jar), jar
+                )
+            return roles
+
+        def successes(row: str, roles: list[str]) -> None:
+            for role in roles:
+                run.cells["http", row, role] = Outcome(self._http(w, row, role, w.cookies[role]))
+                self._drain(w)
+
+        open_ok = refusals(JOIN)
+        host = w.tabs.get("host")
+        locked = (
+            host is not None
+            and host.command("set_settings", {"settings": {"locked": True}})[0] == "ok"
+        )
+        self._drain(w)  # the room told of the lock
+        locked_ok = refusals(JOIN_LOCKED)
+        successes(JOIN_LOCKED, locked_ok)
+        if locked:
+            unlock = {"settings": {"locked": False}}
+            assert self.b.once(w.code, w.tokens["host"], "set_settings", unlock) == "ok"
+        successes(JOIN, open_ok)
 
 
-@contextlib.contextmanager
-def _room(b: Browsers) -> Iterator[World]:
-    """A room set up as the module's docstring says, its host's first tab
-    open throughout (with a grace of 0 s, a host away would hand the role on)."""
-    with contextlib.ExitStack() as stack:
-        yield _set_up(b, stack)
+def _short(frames: list[dict[str, Any]]) -> str:
+    out = []
+    for f in frames:
+        if "event" in f:
+            e = f["event"]
+            out.append(f"event {e.get('type')}/{e.get('what', '')}")
+        elif "view" in f:
+            out.append("a view")
+        else:
+            out.append(str(f)[:80])
+    return ", ".join(out)
 
 
-def _set_up(b: Browsers, stack: contextlib.ExitStack[Any]) -> World:
-    host, player, ken, rita, eve, watcher = (b.new() for _ in range(6))
-    owner_a, owner_b = b.new(), b.new()
-    name = f"owner{next(_names)}"
-    b.post(owner_a, "/api/accounts/signup", {"name": name, "password": PASSWORD})
-    t = b.post(
-        host,
-        "/api/rooms",
-        {"game": "tiny", "name": "Hana", "settings": SETTINGS, "options": {"bidding": False}},
+# ------------------------------------------------------------------ the app
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
+    path: Path = tmp_path_factory.mktemp("matrix") / "cardroom.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    asyncio.run(migrate(url))
+    from app.games import GAMES
+
+    GAMES["tiny"] = WideTiny()
+    settings = Settings(
+        **OPEN_DOORS,
+        database_url=url,
+        max_sockets_per_seat=100,
+        max_messages_per_second=100_000,
+        idle_room_close_after=3600,
     )
-    code = t["code"]
-    world = World(code, 0)
-    tab = stack.enter_context(b.c.websocket_connect(f"/ws/rooms/{code}"))
-    tab.send_json(hello(t["token"]))
-    assert "view" in tab.receive_json()
-    p = b.post(player, f"/api/rooms/{code}/join", {"name": "Pia"})
-    k = b.post(ken, f"/api/rooms/{code}/join", {"name": "Ken"})
-    assert _command(b.c, code, t["token"], "kick", {"seat": k["seat"]}) == "ok"
-    world.ken = k["player"]
-    b.post(owner_a, f"/api/rooms/{code}/join", {"name": "Olga"})
-    r = b.post(rita, f"/api/rooms/{code}/join", {"name": "Rita"})
-    assert _command(b.c, code, t["token"], "start", {}) == "ok"
-    with b.as_(host) as c, c.websocket_connect(f"/ws/rooms/{code}") as ws:
-        ws.send_json(hello(t["token"]))
-        ws.send_json({"id": 1, "cmd": {"type": "seat_link", "seat": 3}})
-        while True:
-            m = ws.receive_json()
-            if isinstance(m, dict) and m.get("re") == 1:
-                claim = m["data"]["claim"]
-                break
-    b.post(eve, f"/api/rooms/{code}/claim", {"claim": claim})
-    b.post(owner_b, "/api/accounts/signin", {"name": name, "password": PASSWORD})
-    o = b.post(owner_b, f"/api/rooms/{code}/join", {"name": "Olga"})
-    assert o["seat"] == 2, "the owner's own place, on her other device"
-    s = b.post(watcher, f"/api/rooms/{code}/join", {"name": "Wim", "spectator": True})
-    with b.as_(host) as c:
-        games = c.get("/api/me/games").json()["games"]
-    world.game_id = games[0]["id"]
-    with b.as_(host) as c:
-        world.person = c.get("/api/me/person").json()["person"]
-    with b.as_(player) as c:
-        world.other = c.get("/api/me/person").json()["person"]
-    world.tokens = {
-        "stranger": t["token"],
-        "knows_code": None,
-        "spectator": s["token"],
-        "player": p["token"],
-        "host": t["token"],
-        "kicked": k["token"],
-        "replaced": r["token"],
-        "owner_elsewhere": o["token"],
-    }
-    world.cookies = {
-        "stranger": b.new(),
-        "knows_code": b.new(),
-        "spectator": watcher,
-        "player": player,
-        "host": host,
-        "kicked": ken,
-        "replaced": rita,
-        "owner_elsewhere": owner_b,
-    }
-    return world
+    app = create_app(settings)
+    clock = TestClock()
+    app.state.rooms.clock = clock  # the rooms' wall clock: moved forward, never waited for
+    try:
+        with TestClient(app) as c:
+            # sign-ups and sign-ins by the hundred: a cheap hash for the test
+            app.state.accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+            yield Matrix(Browsers(c, clock, path))
+    finally:
+        GAMES.pop("tiny", None)
 
 
-def _http(b: Browsers, w: World, row: str, role: str) -> Any:
-    method, path = row.split(" ", 1)
-    code = new_code() if role == "stranger" else w.code
-    path = path.replace("{code}", code).replace("{game_id}", str(w.game_id))
-    path = path.replace("{person}", w.person).replace("{other}", w.other)
-    path = path.replace("{stamp}/{path:path}", "0123456789ab/js/main.js")
-    if method == "WS":
-        with b.c.websocket_connect(path) as ws:
-            ws.send_json(hello(w.tokens[role] or "not a token"))
-            while True:  # what it missed may come before its view
-                got = ws.receive_json()
-                for m in got if isinstance(got, list) else [got]:
-                    if "view" in m or "error" in m:
-                        return "view" if "view" in m else m["error"]["code"]
-    if method == "MOUNT":
-        method = "GET"
-    bodies: dict[str, Any] = {
-        "/api/rooms": {"game": "tiny", "name": "New"},
-        f"/api/rooms/{code}/join": {"name": "Joe"},
-        f"/api/rooms/{code}/claim": {"claim": "not a link"},
-        "/api/qr": {"text": "http://x/r/ABC"},
-        "/api/accounts/signup": {"name": f"new{next(_names)}", "password": PASSWORD},
-        "/api/accounts/signin": {"name": "nobody here", "password": "wrong password"},
-        "/api/replay": {"game": "tiny"},
-        # each role's browser its own endpoint: one never becomes another's
-        "/api/me/push": {**PUSH_SUBSCRIPTION, "endpoint": f"{PUSH_ENDPOINT}-{role}"},
-    }
-    with b.as_(dict(w.cookies[role])) as c:
-        r = c.request(method, path, json=bodies.get(path))
-    return r.status_code
+# ------------------------------------------------------------- the tables
 
 
 def _routes(app: Any, routers: tuple[APIRouter, ...] = ROUTERS) -> set[str]:
@@ -415,32 +395,12 @@ def _routes(app: Any, routers: tuple[APIRouter, ...] = ROUTERS) -> set[str]:
     return out
 
 
-@pytest.fixture(scope="module")
-def browsers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browsers]:
-    path: Path = tmp_path_factory.mktemp("matrix") / "cardroom.db"
-    url = f"sqlite+aiosqlite:///{path}"
-    asyncio.run(migrate(url))
-    from app.games import GAMES
-    from tests.rooms.tinygame import TINY
-
-    GAMES["tiny"] = TINY
-    settings = Settings(**OPEN_DOORS, database_url=url, max_sockets_per_seat=100)
-    app = create_app(settings)
-    try:
-        with TestClient(app) as c:
-            # sign-ups and sign-ins by the hundred: a cheap hash for the test
-            app.state.accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-            yield Browsers(c)
-    finally:
-        GAMES.pop("tiny", None)
-
-
-def test_every_route_and_command_has_a_row(browsers: Browsers) -> None:
-    assert _routes(browsers.c.app) == set(HTTP), "a route without a row, or a row without a route"
-    assert set(SOCKET) == {*COMMANDS, "action"}, "a command without a row, or a row without one"
-    for table in (HTTP, SOCKET):
-        for row, cells in table.items():
-            assert set(cells) == set(ROLES), f"{row}: a role without a cell"
+def test_every_route_and_command_has_a_row() -> None:
+    app = create_app(Settings(**OPEN_DOORS))
+    rows = {t.route_of(row) for row in t.HTTP}
+    assert _routes(app) == rows, "a route without a row, or a row without a route"
+    commands = {t.route_of(row) for row in t.SOCKET}
+    assert commands == {*COMMANDS, "action"}, "a command without a row, or a row without one"
 
 
 def test_a_route_without_a_row_fails_the_matrix() -> None:
@@ -454,7 +414,7 @@ def test_a_route_without_a_row_fails_the_matrix() -> None:
 
     app.include_router(extra)
     found = _routes(app, (*ROUTERS, extra))
-    assert found - set(HTTP) == {"WS /more/ws/{code}"}
+    assert found - {t.route_of(row) for row in t.HTTP} == {"WS /more/ws/{code}"}
     n = len(ROUTERS)
     with pytest.raises(AssertionError, match=f"{n + 1} routers, and {n} are listed"):
         _routes(app)
@@ -466,23 +426,57 @@ def test_a_route_without_a_row_fails_the_matrix() -> None:
     assert _routes(bare, ()) == {"GET /hidden"}
 
 
-@pytest.mark.parametrize("row", sorted(HTTP))
-def test_http_row(browsers: Browsers, row: str) -> None:
-    with _room(browsers) as w:  # no route changes what another role's cell sees
-        got = {role: _http(browsers, w, row, role) for role in ROLES}
-    assert got == HTTP[row]
+def _rows() -> list[Any]:
+    out = []
+    for state in STATES:
+        for kind, table in (("http", t.HTTP), ("socket", t.SOCKET)):
+            out += [pytest.param(state, kind, row, id=f"{state}-{row}") for row in table]
+    return out
 
 
-@pytest.mark.parametrize("row", sorted(SOCKET))
-def test_socket_row(browsers: Browsers, row: str) -> None:
-    got: dict[str, str] = {}
-    with _room(browsers) as shared:
-        for role in ROLES:
-            with _room(browsers) if row in CHANGING else contextlib.nullcontext(shared) as w:
-                code = new_code() if role == "stranger" else w.code
-                token = w.tokens[role] or "x"
-                fields = FIELDS.get(row, {})
-                if fields.get("player") == "ken":
-                    fields = {**fields, "player": w.ken}
-                got[role] = _command(browsers.c, code, token, row, fields)
-    assert got == SOCKET[row]
+def _pending() -> list[Any]:
+    out = []
+    for state in STATES:
+        for kind, table in (("http", t.HTTP), ("socket", t.SOCKET)):
+            for row in table:
+                for role in ROLES:
+                    cell = t.expect(table, row, state, role)
+                    if cell.pending is not None:
+                        mark = pytest.mark.xfail(strict=True, reason=cell.pending)
+                        out.append(
+                            pytest.param(
+                                state, kind, row, role, marks=mark, id=f"{state}-{row}-{role}"
+                            )
+                        )
+    return out
+
+
+@pytest.mark.parametrize(("state", "kind", "row"), _rows())
+def test_row(matrix: Matrix, state: str, kind: str, row: str) -> None:
+    """Every role's answer in this state, but the cells still pending; and
+    no refusal changed anything."""
+    table = t.HTTP if kind == "http" else t.SOCKET
+    run = matrix.of(state)
+    want, got, changed = {}, {}, {}
+    for role in ROLES:
+        cell = t.expect(table, row, state, role)
+        if cell.pending is not None:
+            continue
+        out = run.cells[kind, row, role]
+        want[role], got[role] = cell.want, out.got
+        if out.changed:
+            changed[role] = out.changed
+    assert got == want
+    assert changed == {}, "refusals that changed something"
+    assert run.sent.get((kind, row), []) == [], "what the row's cells sent the open sockets"
+    assert run.rows.get((kind, row), []) == [], (
+        "histories a refusal changed (this row's or another's)"
+    )
+
+
+@pytest.mark.parametrize(("state", "kind", "row", "role"), _pending())
+def test_pending_cell(matrix: Matrix, state: str, kind: str, row: str, role: str) -> None:
+    table = t.HTTP if kind == "http" else t.SOCKET
+    out = matrix.of(state).cells[kind, row, role]
+    assert out.got == t.expect(table, row, state, role).want
+    assert out.changed == []
