@@ -474,9 +474,12 @@ def test_row(matrix: Matrix, state: str, kind: str, row: str) -> None:
     )
 
 
-@pytest.mark.parametrize(("state", "kind", "row", "role"), _pending())
-def test_pending_cell(matrix: Matrix, state: str, kind: str, row: str, role: str) -> None:
-    table = t.HTTP if kind == "http" else t.SOCKET
-    out = matrix.of(state).cells[kind, row, role]
-    assert out.got == t.expect(table, row, state, role).want
-    assert out.changed == []
+PENDING = _pending()
+if PENDING:  # cells the app does not give yet (none now): each an xfail(strict)
+
+    @pytest.mark.parametrize(("state", "kind", "row", "role"), PENDING)
+    def test_pending_cell(matrix: Matrix, state: str, kind: str, row: str, role: str) -> None:
+        table = t.HTTP if kind == "http" else t.SOCKET
+        out = matrix.of(state).cells[kind, row, role]
+        assert out.got == t.expect(table, row, state, role).want
+        assert out.changed == []

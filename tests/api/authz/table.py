@@ -114,13 +114,11 @@ def _evening(state: str, role: str) -> Any:
     return 200 if role in EVER else "404 no_such_room"
 
 
-#: the roles whose browser is a person of the room by its own identity
-#: (guest cookie or account): their join gives them their own place back
-OWN = frozenset({"host", "player", "replaced", "spectator", "device_a", "device_b"})
-OWN_BY_GUEST = (
-    "a browser holding the person's guest identity gets their own place back "
-    "when it joins (identity-spec 1)"
-)
+#: the roles signed in to an account that holds a place here: joining gives
+#: the account its own place back, on this device.  A guest browser that joins
+#: again is a new person of the room (two people on one browser are allowed;
+#: a guest's place follows them only through a move link).
+OWN = frozenset({"device_a", "device_b"})
 
 
 def _join(state: str, role: str, *, locked: bool = False) -> Any:
@@ -131,8 +129,9 @@ def _join(state: str, role: str, *, locked: bool = False) -> Any:
     if role in ("removed", "kicked"):
         return "403 removed"
     if role in OWN:
-        return "200 own" if role.startswith("device") else Cell("200 own", OWN_BY_GUEST)
-    # the claimer's own browser is nobody in the room: a new person
+        return "200 own"
+    # anyone else is a new person: the claimer's own browser, a stranger with
+    # the code, and a guest of the room joining again
     return "403 locked" if locked else "200 new"
 
 
