@@ -40,7 +40,7 @@ class Readiness:
     def __init__(self, engine: AsyncEngine | None, redis: Redis | None) -> None:
         self.engine = engine
         self.redis = redis
-        #: set at SIGTERM (or when the app's shutdown begins): never cleared
+        #: set at SIGTERM (or as the app's shutdown begins), until it starts again
         self.draining = False
 
     async def _database(self) -> None:
@@ -82,7 +82,9 @@ class Readiness:
         """Turn not-ready at SIGTERM, then let whoever handled it before (the
         server: uvicorn begins its graceful stop) do so.  Only the main
         thread may set a signal handler; elsewhere (an app run in a test's
-        thread) the app's shutdown still sets `draining`.  Returns the undo."""
+        thread) the app's shutdown still sets `draining`.  Returns the undo.
+        Called as the app starts, so an app started again (tests) is ready."""
+        self.draining = False
         if threading.current_thread() is not threading.main_thread():
             return lambda: None
         before = signal.getsignal(signal.SIGTERM)
