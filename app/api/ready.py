@@ -26,12 +26,17 @@ from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.core import metrics
+
 log = logging.getLogger(__name__)
 
 #: seconds each dependency has to answer before it counts as away
 READY_TIMEOUT = 2.0
 
 router = APIRouter()
+
+#: what a failed check counts as (app/core/metrics.py)
+ERRORS = {"database": metrics.DATABASE_ERRORS, "redis": metrics.REDIS_ERRORS}
 
 
 class Readiness:
@@ -68,6 +73,7 @@ class Readiness:
                 out[name] = "ok"
             except Exception as err:  # refused, reset, timed out: all mean away
                 log.warning("readiness: %s away (%s)", name, type(err).__name__)
+                ERRORS[name].inc()
                 out[name] = "away"
         # read last: a check that was under way when SIGTERM came says so
         if self.draining:

@@ -130,10 +130,12 @@ RATE_LIMITED = _counter(
 )
 DATABASE_ERRORS = _counter(
     "cardroom_database_errors",
-    "Database writes that failed, and storage calls that found no answer in time",
+    "Database writes that failed, storage calls that found no answer in time, and "
+    "readiness checks that found the database away",
 )
 REDIS_ERRORS = _counter(
-    "cardroom_redis_errors", "Calls to Redis that failed (limits, socket caps, leases)"
+    "cardroom_redis_errors",
+    "Calls to Redis that failed (rate limits, socket caps, readiness checks)",
 )
 PUSH = _counter("cardroom_push", "Web Push messages, by outcome (sent, gone, failed)", "outcome")
 
