@@ -273,7 +273,6 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await check_schema(app)  # an unmigrated database is one clear error, not a later crash
-        app.state.readiness.draining = False  # a new start (an app run again in one process)
         unwatch = app.state.readiness.watch_sigterm()  # not ready from SIGTERM on
         thinker.open()
         nudges = await _start_push(app, settings, manager)

@@ -26,12 +26,17 @@ from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.core import metrics
+
 log = logging.getLogger(__name__)
 
 #: seconds each dependency has to answer before it counts as away
 READY_TIMEOUT = 2.0
 
 router = APIRouter()
+
+#: what a failed check counts as (app/core/metrics.py)
+ERRORS = {"database": metrics.DATABASE_ERRORS, "redis": metrics.REDIS_ERRORS}
 
 
 class Readiness:
@@ -40,8 +45,7 @@ class Readiness:
     def __init__(self, engine: AsyncEngine | None, redis: Redis | None) -> None:
         self.engine = engine
         self.redis = redis
-        #: set at SIGTERM (or when the app's shutdown begins); cleared only
-        #: when the app starts again (its lifespan, in one process)
+        #: set at SIGTERM (or as the app's shutdown begins), until it starts again
         self.draining = False
 
     async def _database(self) -> None:
@@ -69,6 +73,7 @@ class Readiness:
                 out[name] = "ok"
             except Exception as err:  # refused, reset, timed out: all mean away
                 log.warning("readiness: %s away (%s)", name, type(err).__name__)
+                ERRORS[name].inc()
                 out[name] = "away"
         # read last: a check that was under way when SIGTERM came says so
         if self.draining:
@@ -83,7 +88,9 @@ class Readiness:
         """Turn not-ready at SIGTERM, then let whoever handled it before (the
         server: uvicorn begins its graceful stop) do so.  Only the main
         thread may set a signal handler; elsewhere (an app run in a test's
-        thread) the app's shutdown still sets `draining`.  Returns the undo."""
+        thread) the app's shutdown still sets `draining`.  Returns the undo.
+        Called as the app starts, so an app started again (tests) is ready."""
+        self.draining = False
         if threading.current_thread() is not threading.main_thread():
             return lambda: None
         before = signal.getsignal(signal.SIGTERM)

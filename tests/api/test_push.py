@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from app.core import metrics
 from app.core.config import Settings
 from app.db.models import PushKey, PushSubscription
 from app.main import create_app
@@ -174,6 +175,7 @@ def test_a_gone_subscription_is_dropped_and_a_busy_service_is_tried_again(
     subscribe(c, bob_jar, old, f"{service.base}/gone")
     subscribe(c, bob_jar, new, f"{service.base}/busy")
     service.answers = {"/gone": [410], "/busy": [503, 429]}
+    before = {o: pushed(o) for o in ("sent", "gone", "failed")}
     for _ann, turn in bobs_turns(c, t, b, 2, random.Random(2)):
         if turn == 1:
             # refused twice, then taken: three tries of the same message
@@ -191,6 +193,13 @@ def test_a_gone_subscription_is_dropped_and_a_busy_service_is_tried_again(
             return list(await s.scalars(select(PushSubscription.endpoint)))
 
     assert asyncio.run(endpoints()) == [f"{service.base}/busy"]
+    # the metrics say the same (app/core/metrics.py): two taken, one gone, none failed
+    after = {o: pushed(o) - before[o] for o in before}
+    assert after == {"sent": 2, "gone": 1, "failed": 0}
+
+
+def pushed(outcome: str) -> float:
+    return metrics.REGISTRY.get_sample_value("cardroom_push_total", {"outcome": outcome}) or 0.0
 
 
 def test_subscriptions_are_checked_and_the_key_pair_is_made_once(

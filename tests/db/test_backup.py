@@ -168,7 +168,10 @@ class Postgres:
             asyncio.run(drop_pg_database(name))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+#: PostgreSQL's run (pg_dump, pg_restore, two databases) is the longer: `make test-slow`
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.slow])]
+)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Sqlite | Postgres]:
     made = Sqlite(tmp_path) if request.param == "sqlite" else Postgres()
     try:

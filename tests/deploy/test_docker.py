@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 HADOLINT = Path(sys.executable).parent / "hadolint"
 CADDYFILE = ROOT / "deploy" / "Caddyfile"
 #: lb_policy values that tie a client to one replica; the app needs none
+#: the optional `monitoring` profile's services (tests/deploy/test_monitoring.py)
+MONITORING = {"prometheus", "grafana"}
 STICKY = {"cookie", "ip_hash", "client_ip_hash", "header", "uri_hash", "query"}
 
 
@@ -127,7 +129,11 @@ def test_only_the_proxy_is_published_and_it_reaches_every_replica() -> None:
     spec = compose()
     apps = replicas(spec)
     published = {name for name, svc in spec["services"].items() if svc.get("ports")}
-    assert published == {"proxy"}
+    assert published - MONITORING == {"proxy"}
+    for name in published & MONITORING:  # the dashboard: on the host's loopback only
+        svc = spec["services"][name]
+        assert svc["profiles"] == ["monitoring"], name
+        assert all(p.startswith("127.0.0.1:") for p in svc["ports"]), name
     proxy = spec["services"]["proxy"]
     assert proxy["image"].startswith("caddy:")
     assert "${PORT:-8000}:80" in proxy["ports"]

@@ -4,11 +4,13 @@ A real server on PostgreSQL and Redis, each reached through a TCP proxy the
 test owns (tests/proxy.py): cutting or pausing the proxy takes the service
 away from this server alone, and the shared services never stop.  Liveness
 (`/api/health`) stays up throughout: the process is alive, only not useful.
+Each failed check counts as a database or Redis error in the metrics.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -28,6 +30,8 @@ from tests.services import free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.timeout(120)]
 
+TOKEN = "ready-metrics-" + "r" * 30
+
 
 def _ready(server: Server) -> tuple[int, dict[str, Any]]:
     r = httpx.get(f"{server.base}/api/ready", timeout=READY_TIMEOUT * 3)
@@ -44,6 +48,14 @@ def _until(server: Server, want: int, seconds: float = 20) -> dict[str, Any]:
         time.sleep(0.2)
 
 
+def _errors(server: Server, name: str) -> float:
+    """The server's `cardroom_<name>_errors_total` (app/core/metrics.py)."""
+    r = httpx.get(f"{server.base}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    found = re.search(rf"^cardroom_{name}_errors_total (\S+)$", r.text, re.M)
+    assert found, r.text
+    return float(found[1])
+
+
 @pytest.fixture
 def proxied() -> Iterator[tuple[Server, TcpProxy, TcpProxy]]:
     """A server whose PostgreSQL and Redis are each behind a proxy of the test's."""
@@ -58,6 +70,8 @@ def proxied() -> Iterator[tuple[Server, TcpProxy, TcpProxy]]:
             **os.environ,
             "DATABASE_URL": through,
             "REDIS_URL": f"redis://127.0.0.1:{rd.port}/0",
+            "METRICS": "true",
+            "METRICS_TOKEN": TOKEN,
         }
         server = Server(env, free_port())
         server.start()
@@ -74,12 +88,14 @@ def test_ready_follows_the_database_and_redis(
     assert _until(server, 200) == {"database": "ok", "redis": "ok", "status": "ready"}
     for proxy, name in ((pg, "database"), (rd, "redis")):
         for away in (proxy.cut, proxy.pause):  # down, then hanging
+            errors = _errors(server, name)
             away()
             started = time.monotonic()
             status, body = _ready(server)
             took = time.monotonic() - started
             assert (status, body[name], body["status"]) == (503, "away", "unavailable"), body
             assert took < READY_TIMEOUT * 2 + 1, f"{away.__name__}: answered after {took:.1f} s"
+            assert _errors(server, name) > errors, "the failed check is not counted"
             # alive all along: nothing to restart
             assert httpx.get(f"{server.base}/api/health", timeout=2).status_code == 200
             proxy.resume()
