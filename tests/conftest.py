@@ -38,8 +38,16 @@ def pytest_report_header() -> str:
 def pytest_collection_modifyitems(config: object, items: list[pytest.Item]) -> None:
     """Browser tests run last: Playwright's sync API keeps an asyncio loop running
     in the main thread while its session-wide browser lives, and every asyncio
-    test after it would find a loop already running."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    test after it would find a loop already running.  A test is one if it is
+    marked so or uses the browser at all (a module that forgot its mark ran
+    in the middle once, and every database test after it failed)."""
+
+    def in_browser(item: pytest.Item) -> bool:
+        return item.get_closest_marker("browser") is not None or "browser" in getattr(
+            item, "fixturenames", ()
+        )
+
+    items.sort(key=in_browser)
 
 
 @pytest.fixture
