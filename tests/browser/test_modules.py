@@ -102,7 +102,10 @@ def test_a_view_without_its_room_part_keeps_the_last_one(pages: Pages) -> None:
         ws.deliver({ v: 4, view: { game: { n: 4 } } });
         // A new connection must bring the room part again before it is left out.
         ws.onclose({ code: 1006 });
-        await new Promise((r) => setTimeout(r, 400));
+        // the first try again comes after a jittered backoff (static/js/net.js)
+        for (let i = 0; i < 50 && !window.sockets[1]; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
         ws = window.sockets[1];
         ws.open();
         const before = window.sent.length;
