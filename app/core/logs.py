@@ -26,14 +26,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 ROOM: ContextVar[str | None] = ContextVar("room", default=None)
-GAME: ContextVar[int | None] = ContextVar("game", default=None)
+GAME: ContextVar[str | None] = ContextVar("game", default=None)
 
 #: the loggers uvicorn writes to (its own lines and the access log)
 UVICORN = ("uvicorn", "uvicorn.error", "uvicorn.access")
 
 
-def in_room(code: str, game_id: int | None = None) -> None:
-    """What follows in this task happens in room `code` (and game `game_id`)."""
+def in_room(code: str, game_id: str | None = None) -> None:
+    """What follows in this task happens in room `code` (and game `game_id`,
+    its public id: what the history pages name it by)."""
     ROOM.set(code)
     GAME.set(game_id)
 

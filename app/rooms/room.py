@@ -475,7 +475,7 @@ class Room:
         """Apply one client message; the reply (ack or error) goes to `conn`
         only, in the same frame as what the message changed (`Connection.hold`)."""
         started, refused = perf_counter(), None  # for app/core/metrics.py
-        logs.in_room(self.code, self.table.game_id)  # this task's log lines name them
+        logs.in_room(self.code, self.table.public_id)  # this task's log lines name them
         async with self.lock:
             conn.hold()
             try:
@@ -553,7 +553,7 @@ class Room:
         self.members.grow(table.game.max_seats)
         await self.save()
         events.append(room_event("finished", result=result))
-        log.info("room %s: game %s of %s over", self.code, table.game_id, table.game.name)
+        log.info("room %s: game %s of %s over", self.code, table.public_id, table.game.name)
 
     async def start(self) -> None:
         """Deal a new game to the seated people (and bots)."""
@@ -597,8 +597,8 @@ class Room:
             members.add_bot(bot, None)
         members.seat_to(order)
         self.table.begin(order, seed, state, game_id, public_id)
-        logs.in_room(self.code, game_id)
-        log.info("room %s: game %d of %s started", self.code, game_id, game.name)
+        logs.in_room(self.code, public_id)
+        log.info("room %s: game %s of %s started", self.code, public_id, game.name)
         self.delivery.restart_history()
         self._stop_waits()
         await self.save()
@@ -754,7 +754,7 @@ class Room:
 
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         """How a timer's callback runs: under the lock, one change at a time."""
-        logs.in_room(self.code, self.table.game_id)
+        logs.in_room(self.code, self.table.public_id)
         async with self.lock:
             if not self.closed or not self.stored:  # a closed room's last save retries
                 await step()
