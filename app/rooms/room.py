@@ -751,24 +751,20 @@ class Room:
 
     def _quiet_passes(self) -> list[int]:
         """The seats the room passes for now (app/rooms/quiet.py): when the
-        window waits only on people who are not asked about its card, and no
-        one else is connected to see how soon it closes."""
-        table, members = self.table, self.members
+        window waits only on people who are not asked about its card, so it
+        closes as soon as everyone asked has answered."""
+        table = self.table
         if not self.quiet.anyone or not table.to_act:
             return []
         if table.game.timer(table.state) != "posso_window":
             return []
         seats = sorted(table.to_act)
-        pids = {table.game_seats[s] for s in seats}
         for seat in seats:
             pid = table.game_seats[seat]
             if self.bot_drives(seat) or self.quiet.asked(
                 pid, table.games_played, table.state, seat
             ):
                 return []
-        watchers = [p for p in members.humans() if p.player_id not in pids]
-        if any(members.connected(p.player_id) for p in watchers):
-            return []
         return seats
 
     async def _on_quiet(self, t: Timer) -> None:
