@@ -2,7 +2,14 @@
 // replay viewer that steps through the game using the same table drawings
 // as live play (read-only).
 import { h, mount, toast } from "./dom.js";
-import { api } from "./api.js";
+import { api, movedNote } from "./api.js";
+
+/** A game this browser may not open: if its person moved to another
+ * device, say so (the game is likely theirs, there). */
+function notHere(e) {
+  const note = /you were not in/.test(e.message || "") ? movedNote() : null;
+  return note ? h("p.moved-note", note) : null;
+}
 import { cardsText } from "./cards.js";
 import { icon } from "./icons.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
@@ -29,6 +36,8 @@ export function showHistory(app) {
   const more = h("button", { hidden: true }, "Older games");
   const status = h("p.muted", "Loading…");
   let before = null;
+  // where this browser's person went, if a place moved to another device
+  const moved = movedNote();
   const load = async () => {
     try {
       const q = before ? `?before=${before}` : "";
@@ -56,6 +65,7 @@ export function showHistory(app) {
     h("div.history",
       h("h1", "My games"),
       h("p.muted", "Games played from this browser (and your account, when signed in)."),
+      moved ? h("p.moved-note", moved) : null,
       status,
       h("div", { style: { overflowX: "auto" } },
         // on a phone each game is a card (css: table.list.cardlist)
@@ -122,7 +132,7 @@ export function showGame(app, where) {
         replayBox.scrollIntoView({ block: "start" });
       }
     })
-    .catch((e) => mount(head, h("h1", "Game"), h("p.err", e.message)));
+    .catch((e) => mount(head, h("h1", "Game"), h("p.err", e.message), notHere(e)));
   return () => stopReplay && stopReplay();
 }
 
