@@ -65,6 +65,7 @@ export function showHistory(app) {
     h("div.history",
       h("h1", "My games"),
       h("p.muted", "Games played from this browser (and your account, when signed in)."),
+      h("p", h("a.btn.replay-link", { href: "/#replay" }, "Open a saved game record")),
       moved ? h("p.moved-note", moved) : null,
       status,
       h("div", { style: { overflowX: "auto" } },

@@ -1,0 +1,45 @@
+"""Loose ends a new group of friends met: the Posso rules page lists what each
+hand asks for (the engine's own words), the lobby leaves out what the host
+does not choose ("rules: 2"), the page that replays a downloaded game is
+linked from My games, and "Sign in" is a finger-sized target on a phone."""
+
+from __future__ import annotations
+
+from app.games.posso.rules import REQUIREMENTS
+from tests.browser.conftest import Pages, shoot
+from tests.browser.play import create_room
+
+
+def test_the_posso_rules_list_each_hands_requirement(pages: Pages) -> None:
+    page = pages.open("/#rules/posso")
+    page.wait_for_selector(".rule-hands li")
+    items = page.eval_on_selector_all(".rule-hands li", "els => els.map(e => e.textContent)")
+    assert len(items) == len(REQUIREMENTS) == 10
+    for n, text in enumerate(items, start=1):
+        req = REQUIREMENTS[n]
+        assert text == f"Hand {n} ({req.deal} cards): {req.text}", text
+
+
+def test_the_lobby_shows_only_the_house_rules_the_host_chooses(pages: Pages) -> None:
+    page = pages.open("/")
+    create_room(page, "Ann", "posso", options={"start_hand": "9"})
+    page.wait_for_selector(".lobbypanel")
+    text = page.inner_text(".lobbypanel")
+    assert "Start at hand: 9" in text, text
+    assert "Rules:" not in text and "rules:" not in text, text
+
+
+def test_my_games_links_the_page_that_replays_a_saved_game(pages: Pages) -> None:
+    page = pages.open("/#history")
+    page.click("a.replay-link")
+    page.wait_for_selector("h1:text-is('Open a saved game')")
+    assert page.evaluate("() => location.hash") == "#replay"
+
+
+def test_sign_in_is_finger_sized_on_a_phone(pages: Pages) -> None:
+    page = pages.open("/", phone=True)
+    button = page.locator("button.navbtn:text-is('Sign in')")
+    button.wait_for()
+    box = button.bounding_box()
+    assert box is not None and box["width"] >= 44 and box["height"] >= 44, box
+    shoot(page, "sign-in-phone")
