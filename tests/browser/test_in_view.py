@@ -1,0 +1,60 @@
+"""In view at decision time: what the issue's friends found cut off or
+covered, each checked by its box lying inside the viewport (or its panel)
+and `elementFromPoint` hitting it, at 1280x800 and 390x844; pictures to
+$SCREENSHOTS_DIR (artifacts/screenshots/ otherwise)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Pages, shoot
+from tests.browser.play import create_room
+from tests.browser.test_table_fits import HIDDEN
+
+pytestmark = pytest.mark.browser
+
+
+def posso_room(page: Any, seats: int) -> None:
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
+    create_room(page, "Ann", "posso", settings={"bot_delay": "10"}, bots=seats - 1)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.seat-row .dot.bot').length === {seats - 1}"
+    )
+    page.click("#start")
+    page.wait_for_selector(".felt.game-posso .hand .card")
+
+
+#: each part's right edge against its panel's: the parts not inside it
+OUTSIDE = """([sel, panel]) => {
+  const p = document.querySelector(panel).getBoundingClientRect();
+  return [...document.querySelectorAll(sel)].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.right > p.right + 0.5 || r.left < p.left - 0.5;
+  }).map((el) => el.textContent.trim());
+}"""
+
+
+@pytest.mark.parametrize("seats", [4, 5])
+def test_the_side_panels_tabs_and_score_sheet_fit_at_1280(pages: Pages, seats: int) -> None:
+    page = pages.open("/")
+    posso_room(page, seats)
+    tabs = page.eval_on_selector_all(".side .tab", "els => els.map(e => e.dataset.tab)")
+    assert "evening" in tabs and "sheet" in tabs, tabs
+    hidden = page.evaluate(HIDDEN, [".side .tab"])
+    assert not hidden, "\n".join(hidden)
+    page.click("[data-tab=sheet]")
+    page.wait_for_selector(".side table.sheet thead th")
+    shoot(page, f"in-view-posso-{seats}-sheet-laptop")
+    # every player's column inside the panel (the sheet's paper scrolls only
+    # when it cannot fit, and then its scroll bar shows)
+    outside = page.evaluate(OUTSIDE, [".side table.sheet thead th", ".side .paper"])
+    if seats <= 4:
+        assert not outside, f"columns off the panel: {outside}"
+    else:
+        scrolls = page.evaluate(
+            "() => { const p = document.querySelector('.side .paper');"
+            " return p.scrollWidth > p.clientWidth && getComputedStyle(p).overflowX; }"
+        )
+        assert not outside or scrolls in ("auto", "scroll"), outside
