@@ -58,3 +58,30 @@ def test_the_side_panels_tabs_and_score_sheet_fit_at_1280(pages: Pages, seats: i
             " return p.scrollWidth > p.clientWidth && getComputedStyle(p).overflowX; }"
         )
         assert not outside or scrolls in ("auto", "scroll"), outside
+
+
+@pytest.mark.parametrize("hand", [2, 9])
+def test_the_hands_requirement_is_whole_on_a_phone(pages: Pages, hand: int) -> None:
+    from app.games.posso.rules import REQUIREMENTS
+
+    page = pages.open("/", phone=True)
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
+    create_room(
+        page,
+        "Ann",
+        "posso",
+        options={"start_hand": str(hand)},
+        settings={"bot_delay": "10"},
+        bots=2,
+    )
+    page.wait_for_function("() => document.querySelectorAll('.seat-row .dot.bot').length === 2")
+    page.click("#start")
+    page.wait_for_selector(".felt.game-posso .hand .card")
+    page.wait_for_timeout(300)
+    shoot(page, f"in-view-posso-requirement-{hand}-phone")
+    detail = page.locator(".statusbar .st-title .muted-l")
+    assert REQUIREMENTS[hand].text in detail.inner_text()
+    cut = detail.evaluate("e => e.scrollWidth > e.clientWidth + 0.5")
+    assert not cut, "the requirement is cut short"
+    hidden = page.evaluate(HIDDEN, [".statusbar .st-title .muted-l", ".hand"])
+    assert not hidden, "\n".join(hidden)
