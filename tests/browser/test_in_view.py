@@ -91,16 +91,9 @@ def test_the_hands_requirement_is_whole_on_a_phone(pages: Pages, hand: int) -> N
 def test_the_more_below_cue_covers_nothing(pages: Pages, size: str) -> None:
     """The "more of the table below" button stands on its own line between
     the table and the hand panel: nothing of the table is under it."""
-    from tests.browser.tables import open_table
-    from tests.browser.test_table_items import draw_posso, many_melds
+    from tests.browser.test_table_items import many_melds_table
 
-    page = open_table(pages, phone=size == "phone")
-    if size == "laptop":
-        page.set_viewport_size({"width": 1280, "height": 560})
-    state, seat = many_melds()
-    draw_posso(page, state, seat)
-    cue = page.locator(".morecue")
-    cue.wait_for()
+    page = many_melds_table(pages, size)
     shoot(page, f"in-view-morecue-{size}")
     box, area, panel = (
         page.locator(sel).bounding_box() for sel in (".morecue", ".tablearea", ".mearea")
