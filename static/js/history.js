@@ -82,10 +82,12 @@ export function showHistory(app) {
 function gameRow(g) {
   const players = g.seats.flatMap((s, i) => [i ? ", " : "", personLink(s), s.is_bot ? [" ", icon("bot", "bot")] : ""]);
   const result = g.status !== "finished" ? "still being played" : g.my_place ? `you were ${ORD(g.my_place)}` : "finished";
+  // each cell's content in one element: on a phone a cell is a grid of its
+  // label and its content, and loose pieces would each take a grid cell
   return h("tr",
     h("td", { dataset: { label: "When" } }, when(g.finished_at || g.started_at)),
-    h("td", { dataset: { label: "Game" } }, h("strong", TITLES[g.game] || g.game), h("div.muted", `room ${g.room}`)),
-    h("td", { dataset: { label: "Players" } }, players),
+    h("td", { dataset: { label: "Game" } }, h("span", h("strong", TITLES[g.game] || g.game), h("div.muted", `room ${g.room}`))),
+    h("td", { dataset: { label: "Players" } }, h("span.players", players)),
     h("td", { dataset: { label: "Result" } }, result),
     h("td.go", h("a.btn", { href: `/#game/${g.id}` }, g.game === "posso" ? "Sheet & replay" : "Replay")),
   );

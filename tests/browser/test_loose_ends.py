@@ -43,3 +43,28 @@ def test_sign_in_is_finger_sized_on_a_phone(pages: Pages) -> None:
     box = button.bounding_box()
     assert box is not None and box["width"] >= 44 and box["height"] >= 44, box
     shoot(page, "sign-in-phone")
+
+
+def test_a_seats_name_is_whole_beside_its_badges_on_a_phone(pages: Pages) -> None:
+    from app.games import GAMES
+    from tests.browser.tables import draw, open_table
+
+    game = GAMES["bigtwo"]
+    state = game.new_game(4, {}, 7)
+    (seat,) = game.to_act(state)
+    page = open_table(pages, phone=True)
+    names = ["Bot 1", "Bot 2", "Bot 3", "Bot 4"]
+    draw(page, "bigtwo", game.view(state, seat), game.legal_actions(state, seat), names, seat)
+    page.evaluate(
+        """(me) => { window.ctx.room.seats.forEach((s, i) => { if (i !== me) Object.assign(s,
+             { bot: true, level: 'strong' }); }); window.ctx.rerender(); }""",
+        seat,
+    )
+    page.wait_for_timeout(200)
+    shoot(page, "loose-ends-strong-bots-phone")
+    assert page.locator(".opponents .chip.level").count() == 3
+    cut = page.eval_on_selector_all(
+        ".opponents .seat-name",
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 0.5).map(e => e.textContent)",
+    )
+    assert not cut, f"names cut short: {cut}"
