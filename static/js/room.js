@@ -577,8 +577,9 @@ class RoomPage {
     this.hideResult();
     this.tab = name;
     setPref("tab", name);
-    this.renderSide();
+    // open first: a panel drawn while closed (a phone) has no height to scroll
     document.body.classList.add("side-open");
+    this.renderSide();
     const b = this.shell?.tabs.querySelector(`[data-tab="${name}"]`);
     if (b) b.focus();
   }

@@ -68,3 +68,34 @@ def test_a_seats_name_is_whole_beside_its_badges_on_a_phone(pages: Pages) -> Non
         "els => els.filter(e => e.scrollWidth > e.clientWidth + 0.5).map(e => e.textContent)",
     )
     assert not cut, f"names cut short: {cut}"
+
+
+def test_a_log_shown_after_being_drawn_hidden_opens_at_its_newest_line(pages: Pages) -> None:
+    """A phone's log after a refresh: drawn into a closed panel, it opens at
+    its newest line, not its oldest; scrolled back by the reader, it stays."""
+    page = pages.open("/", phone=True)
+    page.wait_for_selector("#create-name")
+    at_end = page.evaluate(
+        """async () => {
+          const { logPanel } = await import('/js/log.js');
+          const frame = () => new Promise(
+            (r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          const box = document.createElement('div');
+          box.style.cssText = 'display:none; height:200px';
+          document.body.append(box);
+          const log = logPanel();
+          log.el.style.height = '200px';
+          box.append(log.el);
+          for (let i = 0; i < 80; i++) log.add(`line ${i}`);
+          box.style.display = 'flex';
+          await frame();
+          const list = log.el.querySelector('.lines');
+          const end = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
+          list.scrollTop = 0;
+          await frame();
+          log.el.style.height = '240px';
+          await frame();
+          return [end, list.scrollTop === 0, list.scrollHeight > list.clientHeight];
+        }"""
+    )
+    assert at_end == [True, True, True], at_end
