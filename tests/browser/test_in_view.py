@@ -103,3 +103,35 @@ def test_the_more_below_cue_covers_nothing(pages: Pages, size: str) -> None:
     assert box["y"] + box["height"] <= panel["y"] + 0.5, (box, panel)  # above the hand
     hidden = page.evaluate(HIDDEN, [".morecue", ".statusbar"])
     assert not hidden, "\n".join(hidden)
+
+
+def test_possos_hand_results_close_by_themselves_at_the_new_hands_first_discard(
+    pages: Pages,
+) -> None:
+    """ "Hand N is over" shows as the next hand begins, and goes by itself at
+    that hand's first discard: it no longer pushes the pile and melds down
+    for the rest of the hand."""
+    from app.games.posso import POSSO
+    from tests.browser.tables import NAMES, draw, open_table
+    from tests.browser.test_table_fits import posso_after_hand_one
+
+    state = posso_after_hand_one()
+    page = open_table(pages)
+    seat = state.ring[state.turn]
+    draw(page, "posso", POSSO.view(state, seat), POSSO.legal_actions(state, seat), NAMES, seat)
+    assert page.locator(".lasthand").count() == 1
+    pile = len(state.pile)
+    while len(state.pile) <= pile:  # play on to the new hand's first discard
+        acting = sorted(POSSO.to_act(state))
+        if not acting:
+            state, _ = POSSO.apply(state, None, {"type": "timeout"})
+            continue
+        legal = POSSO.legal_actions(state, acting[0])
+        action = next((a for a in legal if a["type"] in ("pass_posso", "draw")), legal[0])
+        if action["type"] == "draw":
+            action = {"type": "draw", "source": "stack"}
+        state, _ = POSSO.apply(state, acting[0], action)
+    assert state.hand_no == 2 and state.last_hand is not None
+    draw(page, "posso", POSSO.view(state, seat), POSSO.legal_actions(state, seat), NAMES, seat)
+    assert page.locator(".lasthand").count() == 0
+    shoot(page, "in-view-posso-results-closed")

@@ -52,7 +52,11 @@ export function render(ctx) {
   const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx), now: nowText(ctx), guide: guideFor(ctx) })];
   // The last hand's results come first, under the status bar: below the
   // table they lay behind the hand panel (and its next question).
-  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over) parts.push(lastHandPanel(ctx));
+  // Until the new hand's first discard (the cut, the deal, the upturn's
+  // window, the first draw): then it closes by itself, so it never pushes
+  // the pile and the melds down for the rest of the hand.
+  const early = (g.pile_size ?? 0) <= 1 && !(g.melds || []).length;
+  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over && early) parts.push(lastHandPanel(ctx));
   parts.push(h("div.opponents", ringOrder(ctx).map((pos) => seatOrPhantom(ctx, pos))));
 
   // ---- centre: piles, Posso/cut panels, melds ----
