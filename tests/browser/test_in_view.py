@@ -135,3 +135,51 @@ def test_possos_hand_results_close_by_themselves_at_the_new_hands_first_discard(
     draw(page, "posso", POSSO.view(state, seat), POSSO.legal_actions(state, seat), NAMES, seat)
     assert page.locator(".lasthand").count() == 0
     shoot(page, "in-view-posso-results-closed")
+
+
+def finished_posso(seats: int) -> Any:
+    """A Posso game of `seats` played to its end from hand ten by normal bots."""
+    import random
+
+    from app.bots import bot_for
+    from app.games.posso import POSSO
+
+    bot, rng = bot_for("posso"), random.Random(3)
+    opts = {"start_hand": 10, "cutting": "off", "reshuffles": 0}
+    state = POSSO.new_game(seats, opts, 3)
+    while POSSO.result(state) is None:
+        acting = sorted(POSSO.to_act(state))
+        if not acting or state.phase == "posso_window":
+            state, _ = POSSO.apply(state, None, {"type": "timeout"})
+            continue
+        seat = acting[0]
+        action = bot.choose(POSSO.view(state, seat), POSSO.legal_actions(state, seat), seat, rng)
+        state, _ = POSSO.apply(state, seat, action)
+    return state
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_possos_hands_at_the_end_are_all_in_view_when_the_game_is_over(
+    pages: Pages, size: str
+) -> None:
+    from app.games.posso import POSSO
+    from tests.browser.tables import NAMES, draw, open_table
+
+    state = finished_posso(4)
+    page = open_table(pages, phone=size == "phone")
+    draw(page, "posso", POSSO.view(state, 0), [], NAMES, 0)
+    page.wait_for_timeout(300)
+    shoot(page, f"in-view-posso-over-{size}")
+    assert page.locator(".shown .shown-row").count() == 4
+    # on a laptop every hand whole; on a phone (16 cards make two lines a
+    # hand) every name and its first line of cards
+    part = ".shown .shown-row" if size == "laptop" else ".shown .shown-row .seat-name"
+    hidden = page.evaluate(HIDDEN, [part])
+    assert not hidden, "\n".join(hidden)
+    clipped = page.evaluate(
+        """(sel) => { const area = document.querySelector('.tablearea').getBoundingClientRect();
+          return [...document.querySelectorAll(sel)].filter(
+            (e) => e.getBoundingClientRect().bottom > area.bottom + 0.5).length; }""",
+        part,
+    )
+    assert clipped == 0, f"{clipped} below the table's fold"
