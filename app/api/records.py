@@ -335,8 +335,9 @@ def _text(value: str) -> str:
 
 def _requirement_words(req: Any) -> str:
     """A hand's requirement as the sheet says it ("two threes of a kind")."""
-    if isinstance(req, dict) and isinstance(req.get("text"), str):
-        return req["text"]
+    text = req.get("text") if isinstance(req, dict) else None
+    if isinstance(text, str):
+        return text
     return "" if req is None else str(req)
 
 
