@@ -187,9 +187,9 @@ async def sheet_csv(game_id: GameId, db: Db, me: Me) -> Response:
         row = [
             hand["hand"],
             names.get(hand["dealer"], "") if hand["dealer"] is not None else "",
-            _json(hand["requirement"]),
+            _requirement_words(hand["requirement"]),
             names.get(hand["went_out"], "") if hand["went_out"] is not None else "",
-            _json(hand["cut"]),
+            _cut_words(hand["cut"], names.get(hand["dealer"], "the dealer")),
         ]
         for s in info.seats:
             ln = by_seat.get(s.seat, {})
@@ -333,5 +333,27 @@ def _text(value: str) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
-def _json(value: Any) -> str:
-    return "" if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def _requirement_words(req: Any) -> str:
+    """A hand's requirement as the sheet says it ("two threes of a kind")."""
+    text = req.get("text") if isinstance(req, dict) else None
+    if isinstance(text, str):
+        return text
+    return "" if req is None else str(req)
+
+
+def _cut_words(cut: Any, dealer: str) -> str:
+    """A hand's cut in the sheet's words: "Ann cut 48 (needed 48 or 49): a
+    hit, 120 -> 0", "Ann did not cut in time: a miss", or why there was none."""
+    if not isinstance(cut, dict):
+        return ""
+    if cut.get("moot"):
+        return f"no cut: it could not change {dealer}'s score"
+    if cut.get("count") is None:
+        return f"{dealer} did not cut in time: a miss"
+    target = cut.get("target")
+    needed = f" (needed {target} or {target + 1})" if isinstance(target, int) else ""
+    text = f"{dealer} cut {cut['count']}{needed}: {'a hit' if cut.get('hit') else 'a miss'}"
+    effect = cut.get("effect")
+    if isinstance(effect, dict) and "before" in effect:
+        text += f", {effect['before']} -> {effect['after']}"
+    return text

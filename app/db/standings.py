@@ -169,7 +169,7 @@ async def head_to_head(s: AsyncSession, one: str, two: str, recent: int = 10) ->
         .where(P.person == one, P.other == two)
         .order_by(P.game)
     )
-    games = []
+    games: list[dict[str, Any]] = []
     posso = (Totals(), Totals())
     for game, n, higher, lower, *sums in rows.all():
         games.append(
@@ -336,7 +336,7 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
                     "possos": possos,
                 }
             )
-    games = []
+    games: list[dict[str, Any]] = []
     league: dict[str, dict[str, Any]] = {}
     totals: dict[str, Totals] = {}
     for gid, game, started, finished, public_id in played:
@@ -382,19 +382,37 @@ async def evening(s: AsyncSession, room_id: int) -> dict[str, Any]:
                     line["possos"],
                 )
     tally = await s.scalar(select(Room.tally).where(Room.id == room_id)) or {}
+    shown = _own_names(games)
+    for g in games:
+        for line in g["seats"]:
+            line["name"] = shown.get(line["player"], line["name"])
     table = []
     for pid, row in league.items():
+        row["name"] = shown.get(pid, row["name"])
         row["tally"] = tally.get(pid) if isinstance(tally, dict) else None
         row["posso"] = totals[pid].as_json() if pid in totals else None
-        table.append(row)
-    # the series first, then wins, then the lower Posso average (Posso's best)
-    table.sort(
-        key=lambda r: (
-            -(r["tally"] or 0),
-            -r["won"],
-            (r["posso"] or {}).get("average") or 0,
-            -r["played"],
-            r["name"],
+        row["mean_place"] = round(
+            sum(int(place) * n for place, n in row["places"].items()) / row["played"], 2
         )
-    )
+        table.append(row)
+    # what the evening's games say, whatever the game: wins, then the better
+    # places on average, then more games played (the Big Two series is shown
+    # beside, explained, but counts only Big Two)
+    table.sort(key=lambda r: (-r["won"], r["mean_place"], -r["played"], r["name"]))
     return {"games": games, "league": table}
+
+
+def _own_names(games: list[dict[str, Any]]) -> dict[str, str]:
+    """Each seat-holder's name for the evening, told apart: a bot removed and
+    another added in its seat were both "Bot 3" - the later one is shown as
+    "Bot 3 (2)", so each has its own row and its own name."""
+    latest: dict[str, str] = {}  # in order of first game, with the latest name
+    for g in games:
+        for line in g["seats"]:
+            latest[line["player"]] = line["name"]
+    taken: dict[str, int] = {}
+    out: dict[str, str] = {}
+    for pid, name in latest.items():
+        n = taken[name] = taken.get(name, 0) + 1
+        out[pid] = name if n == 1 else f"{name} ({n})"
+    return out

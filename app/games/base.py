@@ -141,13 +141,22 @@ _MUST_BE: dict[str, str] = {
 }
 
 
+#: house rules whose form label (static/js/options.js) is not their name in words
+OPTION_LABELS = {
+    "start_hand": "Start at hand",
+    "no_posso_down": "No Posso once down",
+    "pass_locks": "Passing locks you out",
+    "distinct_suit_sets": "Sets need different suits",
+}
+
+
 def _label(name: str) -> str:
     return name.replace("_", " ").capitalize()
 
 
-def _plain(e: Any) -> str:
+def _plain(e: Any, labels: Mapping[str, str]) -> str:
     name = str(e["loc"][0]) if e["loc"] else ""
-    label = _label(name) if name else "These options"
+    label = labels.get(name) or (_label(name) if name else "These options")
     kind = e["type"]
     ctx = {k: str(v).replace("_", " ") for k, v in (e.get("ctx") or {}).items()}
     if kind == "extra_forbidden":
@@ -164,9 +173,10 @@ def _plain(e: Any) -> str:
     return f"{label}: must be {template.format(**ctx)}"
 
 
-def describe_validation_error(err: ValidationError) -> str:
-    """One line per problem in plain words, e.g. "Start hand: must be at most 10"."""
-    return "; ".join(_plain(e) for e in err.errors())
+def describe_validation_error(err: ValidationError, labels: Mapping[str, str] | None = None) -> str:
+    """One line per problem in plain words, e.g. "Start at hand: must be at most 10";
+    `labels` names fields as the form a person filled in does."""
+    return "; ".join(_plain(e, labels or {}) for e in err.errors())
 
 
 class Game(ABC, Generic[S]):
@@ -192,7 +202,7 @@ class Game(ABC, Generic[S]):
         try:
             return self.Options.model_validate(options or {})
         except ValidationError as err:
-            problems = describe_validation_error(err)
+            problems = describe_validation_error(err, OPTION_LABELS)
             raise ValueError(f"{self.title} house rules: {problems}") from None
 
     def check_seats(self, seats: int) -> None:

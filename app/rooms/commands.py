@@ -18,7 +18,7 @@ from app.rooms.events import CLOSE_KICKED, CLOSE_LEFT, room_event
 from app.rooms.membership import SEAT_LINK_FLOOR, Membership
 from app.rooms.quiet import QuietPosso
 from app.rooms.settings import RoomSettings, parse_settings
-from app.rooms.table import FINISHED, Table
+from app.rooms.table import BOT_FILL_GAMES, FINISHED, Table
 from app.rooms.text import clean_chat
 from app.store.records import PlayerRecord, RoomRecord
 
@@ -245,12 +245,29 @@ async def set_game(room: Room, conn: Connection, player: PlayerRecord, cmd: dict
         options = game.parse_options(cmd.get("options")).model_dump(mode="json")
     except ValueError as err:
         raise RoomError("bad_options", str(err)) from None
+    _check_first_dealer(room, game.name, options.get("first_dealer"))
     room.record.game = game.name
     room.record.options = options
     room.members.refit(game.max_seats)
     room.table.set_game(game)
     await room.save()
     room.change([room_event("game_set", game=game.name, options=options)])
+
+
+def _check_first_dealer(room: Room, game: str, dealer: object) -> None:
+    """A first dealer nobody sits in is refused when saved, not at Start: the
+    game's seats are the taken ones, numbered in order (Big Two fills its
+    four with bots at the start, so any of its seats will be there)."""
+    if not isinstance(dealer, int) or game in BOT_FILL_GAMES:
+        return
+    taken = sum(pid is not None for pid in room.members.seats)
+    if dealer >= taken:
+        raise RoomError(
+            "bad_options",
+            f"First dealer: seat {dealer + 1} is empty; "
+            + (f"seats 1 to {taken} are taken" if taken > 1 else "only seat 1 is taken")
+            + " (choose the first dealer once everyone has sat down)",
+        )
 
 
 async def set_settings(

@@ -4,23 +4,18 @@
 Two switches, per person, held here and told to that person only (their view's
 `you.quiet`): "don't ask me about Possos this hand" and "only ask me when the
 card could help me" (`app.games.posso.helps`).  A person not asked about a
-window's card is, to everyone else, exactly a person who has not answered
-yet - and that is all anyone else learns until the window closes:
-
-- while anyone else could watch (another person connected to the room,
-  seated or watching), the room does nothing for them: the window runs to
-  its timer, as it would for someone who did not tap, and their silence is
-  the pass (the rules count it as one).  Closing the window the moment the
-  others had answered would tell everyone that the quiet person was not
-  asked, and, for "only when it helps", that the card does not help them;
-- with nobody else there to watch (bots only), nothing can leak, and the
-  room passes for them through the engine, like any move, as soon as they
-  are the only ones the window waits for: a solo game need not wait out
-  every window.
+window's card passes: the room passes for them through the engine, like any
+move, as soon as the window waits only on people not asked, so a window
+closes once everyone asked has answered (RULES.md: quiet settings pass for a
+person at once) and a table where nobody wants to be asked moves at bot
+speed.  The price, said where the switches are set: a pass that comes at once
+tells the table the person was not asked (and, under "only when it helps",
+that the card cannot help them) - as a quick "no" does at a real table.  The
+switches themselves are told to their person only.
 
 The switches live in memory with the room: the browser keeps "only when it
-helps" and sends it again whenever it connects, and "this hand" ends with the
-hand anyway.
+helps" for this room (per room: another room starts asking again) and sends
+it again whenever it connects, and "this hand" ends with the hand anyway.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, nudge_text
 from app.rooms.quiet import QuietPosso
 from app.rooms.settings import RoomSettings, parse_settings
-from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
+from app.rooms.table import BOT_FILL_GAMES, FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timer, Timers
 from app.store.records import (
@@ -61,8 +61,6 @@ log = logging.getLogger(__name__)
 #: the game whose rooms keep a series tally, and its points per place
 TALLY_GAME = "bigtwo"
 TALLY_POINTS = (3, 2, 1, 0)
-#: the game whose rooms fill empty seats with bots at the start
-BOT_FILL_GAMES = frozenset({"bigtwo"})
 
 Seeds = Callable[[], int]
 
@@ -832,24 +830,20 @@ class Room:
 
     def _quiet_passes(self) -> list[int]:
         """The seats the room passes for now (app/rooms/quiet.py): when the
-        window waits only on people who are not asked about its card, and no
-        one else is connected to see how soon it closes."""
-        table, members = self.table, self.members
+        window waits only on people who are not asked about its card, so it
+        closes as soon as everyone asked has answered."""
+        table = self.table
         if not self.quiet.anyone or not table.to_act:
             return []
         if table.game.timer(table.state) != "posso_window":
             return []
         seats = sorted(table.to_act)
-        pids = {table.game_seats[s] for s in seats}
         for seat in seats:
             pid = table.game_seats[seat]
             if self.bot_drives(seat) or self.quiet.asked(
                 pid, table.games_played, table.state, seat
             ):
                 return []
-        watchers = [p for p in members.humans() if p.player_id not in pids]
-        if any(members.connected(p.player_id) for p in watchers):
-            return []
         return seats
 
     async def _on_quiet(self, t: Timer) -> None:

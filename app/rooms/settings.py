@@ -56,6 +56,20 @@ _GAME_TIMERS = frozenset({"posso_window", "posso_answer", "cut"})
 _NO_WAIT = frozenset({"cut_moot"})
 
 
+#: each setting as the room settings form labels it (static/js/options.js), so
+#: a refusal names the field the host sees ("Bot thinking time", not "Bot delay")
+LABELS = {
+    "posso_window": "Posso window (seconds)",
+    "posso_answer": "Posso answer (seconds)",
+    "cut": "Cut timer (seconds)",
+    "turn_timer": "Turn timer (seconds)",
+    "disconnect_grace": "Grace when disconnected (seconds)",
+    "auto_bot": "Auto Bot",
+    "bot_delay": "Bot thinking time (seconds)",
+    "public_replays": "Public replays",
+}
+
+
 def parse_settings(raw: Any, base: RoomSettings | None = None) -> RoomSettings:
     """Validate settings (a partial update over `base` when given)."""
     if raw is None:
@@ -66,5 +80,5 @@ def parse_settings(raw: Any, base: RoomSettings | None = None) -> RoomSettings:
     try:
         return RoomSettings.model_validate(merged)
     except ValidationError as err:
-        problems = describe_validation_error(err)
+        problems = describe_validation_error(err, LABELS)
         raise RoomError("bad_settings", f"room settings: {problems}") from None

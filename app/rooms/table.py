@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 
 LOBBY, PLAYING, FINISHED = "lobby", "playing", "finished"
 
+#: the games whose rooms fill empty seats with bots at the start
+BOT_FILL_GAMES = frozenset({"bigtwo"})
+
 
 class Table:
     def __init__(

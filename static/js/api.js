@@ -77,6 +77,28 @@ export const seatFor = (code) => load(`room:${code.toUpperCase()}`, null);
 export const rememberSeat = (code, info) => save(`room:${code.toUpperCase()}`, info);
 export const forgetSeat = (code) => save(`room:${code.toUpperCase()}`, null);
 
+/** Places this browser gave to another device ("Continue on another
+ * device"): [{code, name, at}], newest last, so its pages can say where its
+ * person went instead of "a room you were not in". */
+export const movedAway = () => load("moved", []);
+export function rememberMove(code, name) {
+  const list = movedAway().filter((m) => m.code !== code);
+  list.push({ code, name: name || "", at: new Date().toISOString() });
+  save("moved", list.slice(-20));
+}
+
+/** One sentence about the places that moved away, or null. */
+export function movedNote() {
+  const list = movedAway();
+  if (!list.length) return null;
+  const last = list[list.length - 1];
+  const when = new Date(last.at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  const rooms = list.map((m) => m.code).join(", ");
+  return `Your place in room ${rooms} moved to another device (last on ${when}); ` +
+    "the games played there, your records and turn alerts went with it, unless you were signed in. " +
+    "Open My games on that device to see them.";
+}
+
 export const savedName = () => load("name", "");
 export const rememberName = (name) => save("name", name);
 

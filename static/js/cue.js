@@ -89,10 +89,12 @@ export function updateMoreCue(felt) {
     cue?.remove();
     return;
   }
-  // At the foot of the table area (sticky there), not in the hand panel:
-  // coming and going, it must never move the hand or the buttons under a
-  // finger (tests/browser/test_lost_taps.py).
-  if (!cue || cue.parentElement !== area) {
+  // Between the table area and the hand panel, in a line of its own: over
+  // the table it covered what was just above the fold (the "Now:" line, an
+  // estate's cards). The table area gives up its height, the hand panel stays
+  // where it is: coming and going, it never moves the hand or the buttons
+  // under a finger (tests/browser/test_lost_taps.py).
+  if (!cue || cue.previousElementSibling !== area) {
     cue?.remove();
     const smooth = !window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
     cue = h("button.morecue", {
@@ -102,6 +104,6 @@ export function updateMoreCue(felt) {
 
       onclick: () => area.scrollTo({ top: area.scrollHeight, behavior: smooth ? "smooth" : "auto" }),
     }, "▾ More of the table below: show it");
-    area.append(cue);
+    area.after(cue);
   }
 }

@@ -18,6 +18,7 @@ export function gameExports(g) {
   }
   if (g.status === "finished" && (g.my_seats?.length || g.public_replays)) {
     links.push(h("a", { href: `/api/history/games/${g.id}/record`, download: "" }, "Full record (JSON)"));
+    links.push(h("a", { href: "/#replay" }, "Replay a saved record"));
   }
   links.push(h("a", { href: `/#evening/${encodeURIComponent(g.room)}` }, "The room's evening"));
   return h("p.exports.noprint", links.map((l, i) => [i ? " · " : "", l]));

@@ -2,7 +2,14 @@
 // replay viewer that steps through the game using the same table drawings
 // as live play (read-only).
 import { h, mount, toast } from "./dom.js";
-import { api } from "./api.js";
+import { api, movedNote } from "./api.js";
+
+/** A game this browser may not open: if its person moved to another
+ * device, say so (the game is likely theirs, there). */
+function notHere(e) {
+  const note = /you were not in/.test(e.message || "") ? movedNote() : null;
+  return note ? h("p.moved-note", note) : null;
+}
 import { cardsText } from "./cards.js";
 import { icon } from "./icons.js";
 import { sheetEl, normalizeSheet } from "./sheet.js";
@@ -29,6 +36,8 @@ export function showHistory(app) {
   const more = h("button", { hidden: true }, "Older games");
   const status = h("p.muted", "Loading…");
   let before = null;
+  // where this browser's person went, if a place moved to another device
+  const moved = movedNote();
   const load = async () => {
     try {
       const q = before ? `?before=${encodeURIComponent(before)}` : "";
@@ -56,6 +65,8 @@ export function showHistory(app) {
     h("div.history",
       h("h1", "My games"),
       h("p.muted", "Games played from this browser (and your account, when signed in)."),
+      h("p", h("a.btn.replay-link", { href: "/#replay" }, "Open a saved game record")),
+      moved ? h("p.moved-note", moved) : null,
       status,
       h("div", { style: { overflowX: "auto" } },
         // on a phone each game is a card (css: table.list.cardlist)
@@ -71,10 +82,12 @@ export function showHistory(app) {
 function gameRow(g) {
   const players = g.seats.flatMap((s, i) => [i ? ", " : "", personLink(s), s.is_bot ? [" ", icon("bot", "bot")] : ""]);
   const result = g.status !== "finished" ? "still being played" : g.my_place ? `you were ${ORD(g.my_place)}` : "finished";
+  // each cell's content in one element: on a phone a cell is a grid of its
+  // label and its content, and loose pieces would each take a grid cell
   return h("tr",
     h("td", { dataset: { label: "When" } }, when(g.finished_at || g.started_at)),
-    h("td", { dataset: { label: "Game" } }, h("strong", TITLES[g.game] || g.game), h("div.muted", `room ${g.room}`)),
-    h("td", { dataset: { label: "Players" } }, players),
+    h("td", { dataset: { label: "Game" } }, h("span", h("strong", TITLES[g.game] || g.game), h("div.muted", `room ${g.room}`))),
+    h("td", { dataset: { label: "Players" } }, h("span.players", players)),
     h("td", { dataset: { label: "Result" } }, result),
     h("td.go", h("a.btn", { href: `/#game/${g.id}` }, g.game === "posso" ? "Sheet & replay" : "Replay")),
   );
@@ -122,7 +135,7 @@ export function showGame(app, where) {
         replayBox.scrollIntoView({ block: "start" });
       }
     })
-    .catch((e) => mount(head, h("h1", "Game"), h("p.err", e.message)));
+    .catch((e) => mount(head, h("h1", "Game"), h("p.err", e.message), notHere(e)));
   return () => stopReplay && stopReplay();
 }
 

@@ -403,8 +403,12 @@ function moveBox(room, socket) {
       const r = await socket.cmd({ type: "move_link" });
       const link = `${inviteLink(room.code)}#claim=${r.data.claim}`;
       const qr = await api("/api/qr", { method: "POST", body: { text: link } });
+      const me = await api("/api/me").catch(() => null);
       mount(box,
-        h("p.muted", "Open this on your other device (once, within 15 minutes). This browser then stops being you: your place here and in your other rooms, your games, records and turn alerts all move to the new one."),
+        h("p.muted", "Open this on your other device (once, within 15 minutes)."),
+        h("p.move-what", me && me.signed_in
+          ? "That device then plays your place here. Your games and records stay with your account; this browser leaves the room."
+          : "That device then becomes you: your place here and in your other rooms, your past games, records and turn alerts go with it. This browser stops being you: its My games will no longer list them."),
         h("img.qr", { src: qr.svg, alt: "QR code of the link" }),
         h("input", { type: "text", readonly: true, value: link, "aria-label": "Link to your place", onfocus: (e) => e.target.select() }));
     } catch (e) {

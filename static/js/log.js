@@ -6,9 +6,21 @@ export function logPanel() {
   const lines = [];
   const list = h("ol.lines", { "aria-live": "polite", "aria-label": "Game log" });
   const el = h("div.log", list);
+  // The log follows its newest line unless the reader scrolled back. A log
+  // drawn while hidden (a phone's closed panel, after a refresh) has no
+  // height to scroll yet: once it is shown, or grows, it goes to its end.
+  let follow = true;
   const scroll = () => {
     list.scrollTop = list.scrollHeight;
   };
+  list.addEventListener("scroll", () => {
+    if (list.clientHeight) follow = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
+  });
+  if (typeof ResizeObserver === "function") {
+    new ResizeObserver(() => {
+      if (follow) scroll();
+    }).observe(list);
+  }
   return {
     el,
     lines,

@@ -191,8 +191,12 @@ export function optionsForm(game, current = {}) {
 export function describeOptions(game, options) {
   const props = game?.options_schema?.properties || game?.options?.properties || {};
   const lines = [];
+  const known = Object.keys(props).length > 0;
   for (const [k, v] of Object.entries(options || {})) {
     if (v === null || v === undefined) continue;
+    // only the house rules the host chooses: not what the server keeps
+    // beside them (Posso's rules version, "rules: 2")
+    if (known ? !(k in props) : k === "rules") continue;
     const title = TITLES[k] || props[k]?.title || k.replace(/_/g, " ");
     const shown = typeof v === "boolean" ? (v ? "on" : "off")
       : SEAT_NUMBERS.has(k) && typeof v === "number" ? `Seat ${v + 1}`

@@ -119,17 +119,28 @@ export function eveningEl(code) {
       const done = r.games.filter((g) => g.status === "finished");
       const hasTally = r.league.some((row) => row.tally !== null && row.tally !== undefined);
       const hasPosso = r.league.some((row) => row.posso);
+      // each column says what it counts (header tooltip and the key below)
+      const cols = [
+        ["Player", "Each person and each bot seat once; a bot added in place of another has its own name."],
+        ["Played", "Games finished in this room."],
+        ["Won", "Games finished first. The table is ranked by this, then by the average place."],
+        ["Avg place", "The average finishing place (1 is best)."],
+        ["Places", "How often each place: 1st, 2nd, …"],
+        hasTally ? ["Big Two series", "Big Two points: 3 for 1st, 2 for 2nd, 1 for 3rd, 0 for 4th."] : null,
+        hasPosso ? ["Posso avg", "Average Posso score (lower is better)."] : null,
+      ].filter(Boolean);
       mount(box,
         h("h3", "League"),
         r.league.length
-          ? h("table.list.league",
-              h("thead", h("tr", h("th", "Player"), h("th", "Played"), h("th", "Won"), h("th", "Places"),
-                hasTally ? h("th", "Series") : null, hasPosso ? h("th", "Posso avg") : null)),
+          ? [h("table.list.league",
+              h("thead", h("tr", cols.map(([name, what]) => h("th", { title: what, scope: "col" }, name)))),
               h("tbody", r.league.map((row) => h("tr",
                 h("td", personLink(row), row.is_bot ? [" ", icon("bot", "bot")] : ""), h("td", String(row.played)), h("td", String(row.won)),
+                h("td", String(row.mean_place ?? "–")),
                 h("td", placesText(row.places)),
                 hasTally ? h("td", String(row.tally ?? 0)) : null,
-                hasPosso ? h("td", row.posso ? String(row.posso.average ?? "–") : "") : null))))
+                hasPosso ? h("td", row.posso ? String(row.posso.average ?? "–") : "") : null)))),
+            h("dl.league-key", cols.map(([name, what]) => [h("dt", name), h("dd", what)]))]
           : h("p.muted", "No game finished here yet."),
         h("h3", "Games"),
         h("ol.games", r.games.map((g) => h("li",

@@ -4,7 +4,7 @@
 // cards, melds being arranged) in ctx.ui, which survives new views.
 import { drawFelt } from "./felt.js";
 import { h, mount, patch, toast, $, rememberFocus, restoreFocus } from "./dom.js";
-import { seatFor, forgetSeat, pref, setPref, loadSite } from "./api.js";
+import { seatFor, forgetSeat, pref, setPref, loadSite, rememberMove } from "./api.js";
 import { RoomSocket } from "./net.js";
 import { showJoin, lobbyPanel, seatsPanel, loadGames, claimSeat } from "./lobby.js";
 import { localTimer } from "./timer.js";
@@ -262,7 +262,11 @@ class RoomPage {
 
   onRefused({ code, reason }) {
     if (code === 4401 || code === 4403 || code === 4404) forgetSeat(this.code);
-    const why = {
+    const moved = code === 4401 && /moved to another device/.test(reason || "");
+    if (moved) rememberMove(this.code, this.seat.name);
+    const why = moved
+      ? "You continue on another device now: your place in this room went there, and with it (unless you are signed in) your games, records and turn alerts. This browser is no longer you in this room."
+      : {
       4401: "This browser's seat in the room is no longer valid.",
       4403: "The host removed you from this room.",
       4404: "This room does not exist any more.",
@@ -573,8 +577,9 @@ class RoomPage {
     this.hideResult();
     this.tab = name;
     setPref("tab", name);
-    this.renderSide();
+    // open first: a panel drawn while closed (a phone) has no height to scroll
     document.body.classList.add("side-open");
+    this.renderSide();
     const b = this.shell?.tabs.querySelector(`[data-tab="${name}"]`);
     if (b) b.focus();
   }

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import random
 import shutil
 from collections import Counter
@@ -191,7 +190,8 @@ def test_a_rooms_evening_lists_its_games_in_order_with_a_league(
     tally = {t["player"]: t["points"] for t in played["bigtwo"][-1]["room"]["tally"]}
     league = body["league"]
     assert {row["player"]: row["tally"] for row in league} == tally
-    assert [row["tally"] for row in league] == sorted(tally.values(), reverse=True)
+    # ranked by what the games say: wins, then the better average place
+    assert [row["won"] for row in league] == sorted((r["won"] for r in league), reverse=True)
     assert all(row["played"] == 3 for row in league)
     people = {row["name"]: row["person"] for row in league}
     assert people["Cat"] == ev.person("Cat").id and people["Ann"] == ev.person("Ann").id
@@ -223,7 +223,10 @@ def test_a_score_sheets_csv_reads_back_as_the_sheet(
     for line, hand in zip(lines, sheet["hands"], strict=True):
         assert int(line[0]) == hand["hand"]
         assert line[1] == names[hand["dealer"]]
-        assert json.loads(line[2]) == hand["requirement"]
+        # in words, as the sheet says them, never raw JSON
+        assert line[2] == hand["requirement"]["text"]
+        assert not line[4].startswith(("{", "[")), line[4]
+        assert line[4] == "" if hand["cut"] is None else line[4].startswith(names[hand["dealer"]])
         assert line[3] == ("" if hand["went_out"] is None else names[hand["went_out"]])
         for i, ln in enumerate(hand["lines"]):
             cells = line[5 + 3 * i : 8 + 3 * i]
@@ -302,3 +305,16 @@ def test_signing_up_takes_a_guests_records_along(db_url: str, _games_registered:
 def test_a_name_that_looks_like_a_formula_stays_text_in_a_csv() -> None:
     assert records_api._text("=HYPERLINK(1)") == "'=HYPERLINK(1)"
     assert records_api._text("@Ann") == "'@Ann" and records_api._text("Ann") == "Ann"
+
+
+def test_a_cut_on_the_csv_is_in_the_sheets_words() -> None:
+    hit = {"count": 48, "target": 48, "hit": True, "effect": {"before": 120, "after": 0}}
+    assert records_api._cut_words(hit, "Ann") == "Ann cut 48 (needed 48 or 49): a hit, 120 -> 0"
+    miss = {"count": 30, "target": 48, "hit": False, "effect": None}
+    assert records_api._cut_words(miss, "Ann") == "Ann cut 30 (needed 48 or 49): a miss"
+    assert (
+        records_api._cut_words({"count": None, "target": 48}, "Ann")
+        == "Ann did not cut in time: a miss"
+    )
+    assert records_api._cut_words({"count": None, "moot": True}, "Ann").startswith("no cut")
+    assert records_api._cut_words(None, "Ann") == ""

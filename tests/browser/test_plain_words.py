@@ -44,7 +44,7 @@ def test_a_value_out_of_range_is_refused_without_the_validators_words(pages: Pag
     ann.click(".hostrules button:has-text('Save house rules')")
     ann.wait_for_function("() => document.querySelector('.hostrules .err').textContent.length")
     text = ann.locator(".hostrules .err").first.inner_text()
-    assert "Start hand: must be at most 10" in text, text
+    assert "Start at hand: must be at most 10" in text, text
     assert not DEBUG_WORDS.search(text), text
 
 

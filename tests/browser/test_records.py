@@ -119,6 +119,10 @@ def test_the_person_page_and_the_evening_show_the_games(pages: Pages, server: st
     evening.wait_for_selector("table.league")
     text = evening.inner_text("main")
     assert "Printer" in text and evening.locator("ol.games li").count() == 2
+    # each column explained: in its header's tooltip and in the key below
+    heads = evening.eval_on_selector_all("table.league th", "els => els.map(e => e.title)")
+    assert heads and all(heads), heads
+    assert evening.locator("dl.league-key dt").count() == len(heads)
     # the room page itself: its Evening tab
     room = _page_as_host(pages, f"/r/{code}", seat=(code, token))
     room.click("button[data-tab='evening']")

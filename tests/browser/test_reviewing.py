@@ -174,7 +174,10 @@ def test_the_phone_history_shows_every_column_and_its_replay_link(
             cell = cells.nth(k)
             assert cell.evaluate(INSIDE), f"row {i} column {k} is cut off"
         for label in ("When", "Game", "Players", "Result"):
-            assert rows.nth(i).locator(f"td[data-label='{label}']").is_visible()
+            cell = rows.nth(i).locator(f"td[data-label='{label}']")
+            assert cell.is_visible()
+            # one piece beside its label: never a list broken into fragments
+            assert cell.evaluate("e => e.childNodes.length") == 1, cell.inner_html()
     link = page.locator(f"table.list a[href='/#game/{posso.game}']")
     link.scroll_into_view_if_needed()
     box = link.bounding_box()

@@ -360,15 +360,22 @@ def many_melds() -> tuple[PossoState, int]:
     return state, seat
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_melds_behind_the_hand_panel_are_hinted_and_reachable(pages: Pages, size: str) -> None:
+def many_melds_table(pages: Pages, size: str) -> Any:
+    """A table with more melds than fit above the hand panel (a short laptop
+    screen, or a phone), its "more below" button up."""
     page = open_table(pages, phone=size == "phone")
     if size == "laptop":
         page.set_viewport_size({"width": 1280, "height": 560})
     state, seat = many_melds()
     draw_posso(page, state, seat)
+    page.locator(".morecue").wait_for()
+    return page
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_melds_behind_the_hand_panel_are_hinted_and_reachable(pages: Pages, size: str) -> None:
+    page = many_melds_table(pages, size)
     cue = page.locator(".morecue")
-    cue.wait_for()
     shoot(page, f"issue21-4-melds-hint-{size}")
     cue.click()
     # the table scrolls above the hand panel (which never covers it)

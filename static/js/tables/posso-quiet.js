@@ -1,8 +1,9 @@
 // Quieter Posso: a person's own switches, "don't ask me about Possos this
 // hand" and "only ask when the card could help me" (docs/games/posso.md,
 // "Quieter Posso"). The server holds them (the view's you.quiet, told to
-// nobody else) and passes for you; this browser remembers "only when it
-// helps" and says it again whenever the room has forgotten it (a restart).
+// nobody else) and passes for you at once; this browser remembers "only when
+// it helps" for each room (another room asks again until it is set there) and
+// says it again whenever the room has forgotten it (a restart).
 import { h } from "../dom.js";
 import { pref, setPref } from "../api.js";
 
@@ -20,7 +21,7 @@ export function syncQuiet(ctx) {
   const q = ctx.you?.quiet;
   const ui = ctx.ui;
   if (!q || ctx.readonly || ctx.me === null || ui.quietPending || ui.quietFailed) return;
-  const want = pref("possoHelpful", false) === true;
+  const want = pref(helpfulKey(ctx), false) === true;
   if (q.helpful === want) return;
   ui.quietPending = true;
   ctx.cmd({ type: "posso_quiet", helpful: want }).then(
@@ -29,8 +30,11 @@ export function syncQuiet(ctx) {
   );
 }
 
+/** "Only when it helps" is kept per room. */
+const helpfulKey = (ctx) => `possoHelpful:${ctx.room?.code || ""}`;
+
 function setHelpful(ctx, on) {
-  setPref("possoHelpful", on);
+  setPref(helpfulKey(ctx), on);
   ctx.ui.quietFailed = false;
   ctx.cmd({ type: "posso_quiet", helpful: on }).catch(() => {});
 }
@@ -63,7 +67,7 @@ export function notAskedNote(ctx, card, timer) {
   const q = ctx.you?.quiet || {};
   const why = q.hand === ctx.game.hand_no ? "you asked not to be asked this hand" : "this card cannot help your hand";
   return h("div.callbar.quietnote", { role: "region", "aria-label": "Posso window" },
-    h("div.callq", card, h("span", `Not asking you about this card (${why}): you pass when the window closes.`), timer),
+    h("div.callq", card, h("span", `Not asking you about this card (${why}): you pass.`), timer),
     quietControls(ctx));
 }
 

@@ -52,7 +52,13 @@ export function render(ctx) {
   const parts = [statusBar(ctx, { title: "Posso", detail: detailText(g), prompt: promptText(ctx), now: nowText(ctx), guide: guideFor(ctx) })];
   // The last hand's results come first, under the status bar: below the
   // table they lay behind the hand panel (and its next question).
-  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over) parts.push(lastHandPanel(ctx));
+  // Until the new hand's first discard (the cut, the deal, the upturn's
+  // window, the first draw): then it closes by itself, so it never pushes
+  // the pile and the melds down for the rest of the hand.
+  const early = (g.pile_size ?? 0) <= 1 && !(g.melds || []).length;
+  if (g.last_hand && ui.lastSeen !== g.last_hand.hand && !g.over && early) parts.push(lastHandPanel(ctx));
+  // the game over, everyone's hand first: what the end is about
+  if (g.over) parts.push(shownHands(ctx));
   parts.push(h("div.opponents", ringOrder(ctx).map((pos) => seatOrPhantom(ctx, pos))));
 
   // ---- centre: piles, Posso/cut panels, melds ----
@@ -101,7 +107,6 @@ export function render(ctx) {
   center.append(meldsArea(ctx, { mine, down, picked }));
   parts.push(center);
 
-  if (g.over) parts.push(shownHands(ctx));
 
   // ---- my area ----
   if (me !== null) {
@@ -131,13 +136,16 @@ export function render(ctx) {
     const staging = !down && ui.staged.length ? stagingArea(ctx) : null;
     const handCards = keyed(hand).filter((x) => !stagedKeys.has(x.key)).map((x) => x.code);
     const lit = litCards(ctx, { down, picked, mine });
+    // Once the game is over there is nothing to decide: the panel keeps only
+    // its head, and the hand is shown among "Hands at the end" with the others',
+    // which then have the screen (the hand panel covered all but one of them).
     parts.push(myArea(ctx, me, { mine, badge: { extra: seatChips(ctx, me) } },
-      actionBar(ctx, buttons, hint || (g.over ? "" : mine ? "" : waitingText(ctx))),
+      g.over ? null : actionBar(ctx, buttons, hint || (mine ? "" : waitingText(ctx))),
       staging,
       // Right above the hand: what changes above it as the others move
       // (the hint, their chips) cannot shift these buttons under a finger.
       mineAsk,
-      handArea(ctx, handCards, {
+      g.over ? null : handArea(ctx, handCards, {
         game: "posso",
         // Cards may be picked ahead, while the others play: the picks wait
         // for the turn (a discard chosen early, a meld half made).

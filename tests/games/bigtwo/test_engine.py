@@ -61,7 +61,7 @@ def test_first_dealer_sets_who_is_dealt_to_first() -> None:
         (4, {"nope": 1}, "unknown option"),
         (4, {"first_dealer": 4}, "First dealer: must be one of the seats, 1 to 4"),
         (4, {"first_dealer": "1"}, "First dealer: must be a whole number"),
-        (4, {"pass_locks": "yes"}, "Pass locks: must be on or off"),
+        (4, {"pass_locks": "yes"}, "Passing locks you out: must be on or off"),
     ],
 )
 def test_bad_set_ups_are_refused(seats: int, options: dict[str, Any], match: str) -> None:

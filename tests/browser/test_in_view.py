@@ -1,0 +1,185 @@
+"""In view at decision time: what the issue's friends found cut off or
+covered, each checked by its box lying inside the viewport (or its panel)
+and `elementFromPoint` hitting it, at 1280x800 and 390x844; pictures to
+$SCREENSHOTS_DIR (artifacts/screenshots/ otherwise)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Pages, shoot
+from tests.browser.play import create_room
+from tests.browser.test_table_fits import HIDDEN
+
+pytestmark = pytest.mark.browser
+
+
+def posso_room(page: Any, seats: int) -> None:
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
+    create_room(page, "Ann", "posso", settings={"bot_delay": "10"}, bots=seats - 1)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.seat-row .dot.bot').length === {seats - 1}"
+    )
+    page.click("#start")
+    page.wait_for_selector(".felt.game-posso .hand .card")
+
+
+#: each part's right edge against its panel's: the parts not inside it
+OUTSIDE = """([sel, panel]) => {
+  const p = document.querySelector(panel).getBoundingClientRect();
+  return [...document.querySelectorAll(sel)].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.right > p.right + 0.5 || r.left < p.left - 0.5;
+  }).map((el) => el.textContent.trim());
+}"""
+
+
+@pytest.mark.parametrize("seats", [4, 5])
+def test_the_side_panels_tabs_and_score_sheet_fit_at_1280(pages: Pages, seats: int) -> None:
+    page = pages.open("/")
+    posso_room(page, seats)
+    tabs = page.eval_on_selector_all(".side .tab", "els => els.map(e => e.dataset.tab)")
+    assert "evening" in tabs and "sheet" in tabs, tabs
+    hidden = page.evaluate(HIDDEN, [".side .tab"])
+    assert not hidden, "\n".join(hidden)
+    page.click("[data-tab=sheet]")
+    page.wait_for_selector(".side table.sheet thead th")
+    shoot(page, f"in-view-posso-{seats}-sheet-laptop")
+    # every player's column inside the panel (the sheet's paper scrolls only
+    # when it cannot fit, and then its scroll bar shows)
+    outside = page.evaluate(OUTSIDE, [".side table.sheet thead th", ".side .paper"])
+    if seats <= 4:
+        assert not outside, f"columns off the panel: {outside}"
+    else:
+        scrolls = page.evaluate(
+            "() => { const p = document.querySelector('.side .paper');"
+            " return p.scrollWidth > p.clientWidth && getComputedStyle(p).overflowX; }"
+        )
+        assert not outside or scrolls in ("auto", "scroll"), outside
+
+
+@pytest.mark.parametrize("hand", [2, 9])
+def test_the_hands_requirement_is_whole_on_a_phone(pages: Pages, hand: int) -> None:
+    from app.games.posso.rules import REQUIREMENTS
+
+    page = pages.open("/", phone=True)
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
+    create_room(
+        page,
+        "Ann",
+        "posso",
+        options={"start_hand": str(hand)},
+        settings={"bot_delay": "10"},
+        bots=2,
+    )
+    page.wait_for_function("() => document.querySelectorAll('.seat-row .dot.bot').length === 2")
+    page.click("#start")
+    page.wait_for_selector(".felt.game-posso .hand .card")
+    page.wait_for_timeout(300)
+    shoot(page, f"in-view-posso-requirement-{hand}-phone")
+    detail = page.locator(".statusbar .st-title .muted-l")
+    assert REQUIREMENTS[hand].text in detail.inner_text()
+    cut = detail.evaluate("e => e.scrollWidth > e.clientWidth + 0.5")
+    assert not cut, "the requirement is cut short"
+    hidden = page.evaluate(HIDDEN, [".statusbar .st-title .muted-l", ".hand"])
+    assert not hidden, "\n".join(hidden)
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_the_more_below_cue_covers_nothing(pages: Pages, size: str) -> None:
+    """The "more of the table below" button stands on its own line between
+    the table and the hand panel: nothing of the table is under it."""
+    from tests.browser.test_table_items import many_melds_table
+
+    page = many_melds_table(pages, size)
+    shoot(page, f"in-view-morecue-{size}")
+    box, area, panel = (
+        page.locator(sel).bounding_box() for sel in (".morecue", ".tablearea", ".mearea")
+    )
+    assert box and area and panel
+    assert box["y"] >= area["y"] + area["height"] - 0.5, (box, area)  # below the table
+    assert box["y"] + box["height"] <= panel["y"] + 0.5, (box, panel)  # above the hand
+    hidden = page.evaluate(HIDDEN, [".morecue", ".statusbar"])
+    assert not hidden, "\n".join(hidden)
+
+
+def test_possos_hand_results_close_by_themselves_at_the_new_hands_first_discard(
+    pages: Pages,
+) -> None:
+    """ "Hand N is over" shows as the next hand begins, and goes by itself at
+    that hand's first discard: it no longer pushes the pile and melds down
+    for the rest of the hand."""
+    from app.games.posso import POSSO
+    from tests.browser.tables import NAMES, draw, open_table
+    from tests.browser.test_table_fits import posso_after_hand_one
+
+    state = posso_after_hand_one()
+    page = open_table(pages)
+    seat = state.ring[state.turn]
+    draw(page, "posso", POSSO.view(state, seat), POSSO.legal_actions(state, seat), NAMES, seat)
+    assert page.locator(".lasthand").count() == 1
+    pile = len(state.pile)
+    while len(state.pile) <= pile:  # play on to the new hand's first discard
+        acting = sorted(POSSO.to_act(state))
+        if not acting:
+            state, _ = POSSO.apply(state, None, {"type": "timeout"})
+            continue
+        legal = POSSO.legal_actions(state, acting[0])
+        action = next((a for a in legal if a["type"] in ("pass_posso", "draw")), legal[0])
+        if action["type"] == "draw":
+            action = {"type": "draw", "source": "stack"}
+        state, _ = POSSO.apply(state, acting[0], action)
+    assert state.hand_no == 2 and state.last_hand is not None
+    draw(page, "posso", POSSO.view(state, seat), POSSO.legal_actions(state, seat), NAMES, seat)
+    assert page.locator(".lasthand").count() == 0
+    shoot(page, "in-view-posso-results-closed")
+
+
+def finished_posso(seats: int) -> Any:
+    """A Posso game of `seats` played to its end from hand ten by normal bots."""
+    import random
+
+    from app.bots import bot_for
+    from app.games.posso import POSSO
+
+    bot, rng = bot_for("posso"), random.Random(3)
+    opts = {"start_hand": 10, "cutting": "off", "reshuffles": 0}
+    state = POSSO.new_game(seats, opts, 3)
+    while POSSO.result(state) is None:
+        acting = sorted(POSSO.to_act(state))
+        if not acting or state.phase == "posso_window":
+            state, _ = POSSO.apply(state, None, {"type": "timeout"})
+            continue
+        seat = acting[0]
+        action = bot.choose(POSSO.view(state, seat), POSSO.legal_actions(state, seat), seat, rng)
+        state, _ = POSSO.apply(state, seat, action)
+    return state
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_possos_hands_at_the_end_are_all_in_view_when_the_game_is_over(
+    pages: Pages, size: str
+) -> None:
+    from app.games.posso import POSSO
+    from tests.browser.tables import NAMES, draw, open_table
+
+    state = finished_posso(4)
+    page = open_table(pages, phone=size == "phone")
+    draw(page, "posso", POSSO.view(state, 0), [], NAMES, 0)
+    page.wait_for_timeout(300)
+    shoot(page, f"in-view-posso-over-{size}")
+    assert page.locator(".shown .shown-row").count() == 4
+    # on a laptop every hand whole; on a phone (16 cards make two lines a
+    # hand) every name and its first line of cards
+    part = ".shown .shown-row" if size == "laptop" else ".shown .shown-row .seat-name"
+    hidden = page.evaluate(HIDDEN, [part])
+    assert not hidden, "\n".join(hidden)
+    clipped = page.evaluate(
+        """(sel) => { const area = document.querySelector('.tablearea').getBoundingClientRect();
+          return [...document.querySelectorAll(sel)].filter(
+            (e) => e.getBoundingClientRect().bottom > area.bottom + 0.5).length; }""",
+        part,
+    )
+    assert clipped == 0, f"{clipped} below the table's fold"
