@@ -18,7 +18,6 @@ whole path of an action.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import random
 import secrets
@@ -27,9 +26,9 @@ from typing import Any
 
 import orjson
 
-from app.bots import DEFAULT_LEVEL, LEVELS
-from app.bots.thinking import InlineThinker, Job, Thinker, heuristic_move
+from app.bots.thinking import InlineThinker, Thinker
 from app.games.base import Event, Game, IllegalAction
+from app.rooms.bot_driver import BotDriver
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
@@ -68,16 +67,6 @@ def new_seed() -> int:
     return secrets.randbits(62)
 
 
-@dataclasses.dataclass(frozen=True)
-class Thought:
-    """A bot thinking off the loop: its job, the answer to come, and the wait
-    in its seat's bot slot."""
-
-    job: Job
-    pending: asyncio.Future[dict[str, Any] | None]
-    waiting: Timer
-
-
 def add_to_tally(tally: dict[str, int], seats: list[str], result: dict[str, Any]) -> None:
     """A finished game's series points, by place (tied seats each get the
     points of the place they share)."""
@@ -104,10 +93,6 @@ class Room:
         thinker: Thinker | None = None,
     ) -> None:
         self.code = record.code
-        #: where bots that search think (the app's process pool; at once in tests)
-        self.thinker: Thinker = thinker or InlineThinker()
-        #: bots thinking now, by seat
-        self._thoughts: dict[int, Thought] = {}
         #: wall-clock seconds: every deadline and every "since" of this room
         self.clock = clock
         #: called when another process turns out to own the room (several processes)
@@ -145,6 +130,21 @@ class Room:
         #: failed timeouts and bot moves (storage away) retry later and later
         self._retry = Backoff()
         self._save_retry = Backoff()
+        #: who plays the seats no person plays (app/rooms/bot_driver.py)
+        self.bots = BotDriver(
+            self.code,
+            self.table,
+            self.members,
+            self.timers,
+            self.quiet,
+            clock,
+            play=self.play,
+            moved_on=self._moved_on,
+            check_moved=self._check_moved,
+            thinker=thinker or InlineThinker(),
+            jitter=self._jitter,
+            retry=self._retry,
+        )
         #: what the records last took: a save that would change nothing is skipped
         self._saved: RoomRecord | None = None
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
@@ -584,20 +584,6 @@ class Room:
 
     # ------------------------------------------------------- timers and bots
 
-    def bot_drives(self, seat: int) -> bool:
-        p = self.members.players.get(self.table.game_seats[seat])
-        return p is None or p.is_bot or self.table.stand_in(seat)
-
-    def bot_level(self, seat: int) -> str:
-        """How the bot driving `seat` plays: as the host chose for a bot of
-        the room's; at normal when it stands in for a person (away, out of
-        time, or gone)."""
-        p = self.members.players.get(self.table.game_seats[seat])
-        if p is None or not p.is_bot or self.table.stand_in(seat):
-            return DEFAULT_LEVEL
-        # a level this release does not know (stored by a newer one): normal
-        return p.bot_level if p.bot_level in LEVELS else DEFAULT_LEVEL
-
     def reschedule(self, *, presence: bool = True) -> None:
         """Bring timers and bot moves in line with the state just committed
         (and the presence wait, unless the caller knows it is unchanged)."""
@@ -620,7 +606,7 @@ class Room:
         to_act = table.to_act
         limit = self.settings.turn_timer
         people = (
-            [s for s in to_act if not self.bot_drives(s)]
+            [s for s in to_act if not self.bots.bot_drives(s)]
             if limit is not None and kind is None
             else []
         )
@@ -633,11 +619,11 @@ class Room:
             )
         for seat in to_act:
             slot = f"bot:{seat}"
-            if timers.get(slot) is None and self.bot_drives(seat):
+            if timers.get(slot) is None and self.bots.bot_drives(seat):
                 delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
-                timers.start(slot, "bot", now + delay, self._on_bot, key=table.seq, seat=seat)
-        if self._quiet_passes():
-            timers.start("quiet", "quiet", now, self._on_quiet, key=table.seq)
+                timers.start(slot, "bot", now + delay, self.bots.on_bot, key=table.seq, seat=seat)
+        if self.bots.quiet_passes():
+            timers.start("quiet", "quiet", now, self.bots.on_quiet, key=table.seq)
         else:
             timers.drop("quiet")
         if presence:
@@ -700,7 +686,7 @@ class Room:
         table = self.table
         if not table.playing:
             return
-        newly = [s for s in table.to_act if not self.bot_drives(s)]
+        newly = [s for s in table.to_act if not self.bots.bot_drives(s)]
         table.forced.update(newly)
         table.forced_key = frozenset(table.to_act)
         self.reschedule()
@@ -712,190 +698,10 @@ class Room:
             ]
         )
 
-    async def _on_bot(self, t: Timer) -> None:
-        assert t.seat is not None
-        await self._bot_turn(t.seat)
-
-    async def _bot_turn(self, seat: int) -> None:
-        if not self.table.playing or not self.bot_drives(seat):
-            return
-        if self.table.unsettled:  # think about the game as it is, not as it was
-            try:
-                earlier = await self.table.settle()
-            except RoomError as err:
-                return self._retry_bot(seat, err)
-            if earlier:
-                await self._moved_on(earlier)  # the waits are set again for it
-                return
-        level = self.bot_level(seat)
-        if self.thinker.searches(self.table.game.name, level):
-            await self._think(seat, level)
-            return
-        move = self.table.bot_move(seat, level)
-        if move is None:
-            return
-        await self._play_bot(seat, *move)
-
-    async def _play_bot(self, seat: int, action: dict[str, Any], fallback: dict[str, Any]) -> None:
-        try:
-            try:
-                await self.play(seat, action)
-            except IllegalAction as err:
-                log.error("room %s: bot move %r refused (%s); trying %r", self.code, action, err,
-                          fallback)  # fmt: skip
-                if action == fallback:
-                    raise
-                await self.play(seat, fallback)
-        except RoomError as err:
-            self._retry_bot(seat, err)
-
-    def _quiet_passes(self) -> list[int]:
-        """The seats the room passes for now (app/rooms/quiet.py): when the
-        window waits only on people who are not asked about its card, and no
-        one else is connected to see how soon it closes."""
-        table, members = self.table, self.members
-        if not self.quiet.anyone or not table.to_act:
-            return []
-        if table.game.timer(table.state) != "posso_window":
-            return []
-        seats = sorted(table.to_act)
-        pids = {table.game_seats[s] for s in seats}
-        for seat in seats:
-            pid = table.game_seats[seat]
-            if self.bot_drives(seat) or self.quiet.asked(
-                pid, table.games_played, table.state, seat
-            ):
-                return []
-        watchers = [p for p in members.humans() if p.player_id not in pids]
-        if any(members.connected(p.player_id) for p in watchers):
-            return []
-        return seats
-
-    async def _on_quiet(self, t: Timer) -> None:
-        """Pass for the people not asked, through the engine like any move."""
-        while self.table.playing and (seats := self._quiet_passes()):
-            try:
-                await self.play(seats[0], {"type": "pass_posso"})
-            except IllegalAction:
-                log.exception("room %s: quiet pass refused", self.code)
-                return
-            except RoomError as err:
-                if self._check_moved(err):
-                    return
-                delay = self._retry.next(self._jitter)
-                log.error("room %s: quiet pass failed (%s); again in %.1f s", self.code, err,
-                          delay)  # fmt: skip
-                key = self.table.seq
-                self.timers.start("quiet", "quiet", self.clock() + delay, self._on_quiet, key=key)
-                return
-
-    async def _think(self, seat: int, level: str) -> None:
-        """A bot that searches thinks off the loop and outside the lock
-        (app/bots/thinking.py): the job goes to the thinker, and the seat's
-        bot slot waits for the answer (`_on_thought`) until the thinker's
-        deadline (`_on_think_deadline`).  Meanwhile the room goes on: people
-        act, and the slot being taken keeps `reschedule` from starting
-        another wait for this seat.  With the thinker's queue full, or a
-        forced move, the bot plays at once."""
-        job = self.table.bot_job(seat, level, self.thinker.cap)
-        if job is None:
-            return
-        fallback = job.legal[0]
-        pending = self.thinker.submit(job) if len(job.legal) > 1 else None
-        if pending is None:  # nothing to think about, or no room to think: at once
-            action = job.legal[0] if len(job.legal) == 1 else heuristic_move(job)
-            await self._play_bot(seat, action, fallback)
-            return
-        self._drop_thought(seat)
-        slot = f"bot:{seat}"
-        waiting = self.timers.start(
-            slot,
-            "think",
-            self.clock() + self.thinker.deadline,
-            self._on_think_deadline,
-            key=("think", job.seq),
-            seat=seat,
-        )
-        self._thoughts[seat] = Thought(job, pending, waiting)
-        pending.add_done_callback(lambda _: self._thought_done(seat, waiting))
-
-    def _thought_done(self, seat: int, waiting: Timer) -> None:
-        """An answer came (or the search failed): the seat's slot, if it still
-        waits for it, runs `_on_thought` now, under the lock."""
-        thought = self._thoughts.get(seat)
-        if thought is None or thought.waiting is not waiting:
-            return
-        if self.timers.get(f"bot:{seat}") is not waiting:  # dropped meanwhile
-            self._drop_thought(seat)
-            return
-        key = ("thought", thought.job.seq)
-        self.timers.start(f"bot:{seat}", "thought", self.clock(), self._on_thought, key=key,
-                          seat=seat)  # fmt: skip
-
-    def _take_thought(self, t: Timer) -> Thought | None:
-        """The thought a `think` or `thought` wait was for (once; None if the
-        seat's thought now is another)."""
-        assert t.seat is not None
-        thought = self._thoughts.get(t.seat)
-        if thought is None or t.key != (t.kind, thought.job.seq):
-            return None
-        return self._thoughts.pop(t.seat)
-
-    async def _on_thought(self, t: Timer) -> None:
-        thought = self._take_thought(t)
-        if thought is None:
-            return
-        pending = thought.pending
-        failed = pending.exception() if not pending.cancelled() else None
-        if failed is not None:  # the worker died, or the search failed
-            log.error("room %s: a bot's search failed (%r); it plays its heuristic move",
-                      self.code, failed)  # fmt: skip
-        ok = not pending.cancelled() and failed is None
-        await self._act_on(thought, pending.result() if ok else None)
-
-    async def _on_think_deadline(self, t: Timer) -> None:
-        thought = self._take_thought(t)
-        if thought is None:
-            return
-        thought.pending.cancel()  # still queued: it leaves the queue
-        log.warning("room %s: a bot's search gave no answer in %.1f s; it plays its heuristic "
-                    "move", self.code, self.thinker.deadline)  # fmt: skip
-        await self._act_on(thought, None)
-
-    async def _act_on(self, thought: Thought, action: dict[str, Any] | None) -> None:
-        """Play what a bot thought of - if the game is where it was when the
-        bot began (same `seq`); else the bot thinks again about the game as it
-        is.  No answer (a search stopped, failed or late): the heuristic's."""
-        job = thought.job
-        seat = job.seat
-        table = self.table
-        if not table.playing or not self.bot_drives(seat) or seat not in table.to_act:
-            return
-        if job.seq != table.seq or table.unsettled:
-            await self._bot_turn(seat)
-            return
-        await self._play_bot(seat, action if action is not None else heuristic_move(job),
-                             job.legal[0])  # fmt: skip
-
     def _stop_waits(self) -> None:
         """Every wait dropped, and every bot's thinking with them."""
         self.timers.drop_all()
-        for seat in list(self._thoughts):
-            self._drop_thought(seat)
-
-    def _drop_thought(self, seat: int) -> None:
-        thought = self._thoughts.pop(seat, None)
-        if thought is not None:
-            thought.pending.cancel()
-
-    def _retry_bot(self, seat: int, err: RoomError) -> None:
-        """Storage trouble: the bot tries again later and later."""
-        if self._check_moved(err):
-            return
-        delay = self._retry.next(self._jitter)
-        log.error("room %s: bot move failed (%s); again in %.1f s", self.code, err, delay)
-        slot, seq = f"bot:{seat}", self.table.seq
-        self.timers.start(slot, "bot", self.clock() + delay, self._on_bot, key=seq, seat=seat)
+        self.bots.drop_thoughts()
 
     async def _on_presence(self, t: Timer) -> None:
         """People away past the grace: a bot takes their seat (when the room
@@ -993,7 +799,7 @@ class Room:
         player = self.members.players.get(pid)
         if player is None or player.is_bot or not (player.guest_id or player.account_id):
             return False
-        return not self.bot_drives(seat) and table.game.timer(table.state) is None
+        return not self.bots.bot_drives(seat) and table.game.timer(table.state) is None
 
     # ------------------------------------------------------------ lifecycle
 
