@@ -215,12 +215,16 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def parent_main(args: argparse.Namespace) -> dict[str, Any]:
-    kinds = ["batched", "bare", *(["before"] if args.before else [])]
+    kinds = [*args.servers.split(","), *(["before"] if args.before else [])]
     t0 = time.monotonic()
     # the servers run side by side: their instructions do not depend on it,
     # and the pacing leaves each far from a full core even under valgrind
     with ThreadPoolExecutor(len(kinds)) as pool:
         results = dict(zip(kinds, pool.map(lambda k: _measure(k, args), kinds), strict=True))
+    if "batched" not in results or "bare" not in results:
+        for r in results.values():
+            print(f"{r['server']:8} {r['median']:>10,.0f} ({r['per_action']})")
+        return {"servers": results, "ratio": float("nan")}
     room, bare = results["batched"], results["bare"]
     by_window = [b / r for b, r in zip(bare["per_action"], room["per_action"], strict=True)]
     report = {
@@ -265,6 +269,11 @@ def main() -> None:
     ap.add_argument("--windows", type=int, default=5, help="windows (figures) per server")
     ap.add_argument(
         "--before", default="", help="a git revision: also measure the card room as it stood there"
+    )
+    ap.add_argument(
+        "--servers",
+        default="batched,bare",
+        help="batched: the card room; bare: bench/bare_server.py (both for the ratio)",
     )
     ap.add_argument("--json", default="", help="also write the figures here")
     ap.add_argument("--check", action="store_true", help="exit 1 if bare / room is under the floor")
