@@ -36,7 +36,7 @@ from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
-from app.rooms.nudges import Nudge, nudge_text
+from app.rooms.nudges import Nudge, TurnNudges
 from app.rooms.quiet import QuietPosso
 from app.rooms.settings import RoomSettings, host_grace, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
@@ -151,8 +151,9 @@ class Room:
         #: the server can push), and per seat to act: its turn's number and
         #: whether that turn has had its one nudge
         self.nudge: Callable[[Nudge], None] | None = None
-        self._turns: dict[int, tuple[int, bool]] = {}
-        self._turn_count = 0
+        self.nudges = TurnNudges(
+            self.code, self.table, self.members, self.delivery, self.bots, lambda: self.closed
+        )
 
     @classmethod
     def new(
@@ -743,63 +744,7 @@ class Room:
         """Everything a change tells anyone goes out here (Delivery.change)."""
         self.delivery.change(events, with_view=with_view, room_changed=room_changed)
         if self.nudge is not None:
-            self._nudge_turns(self.nudge)
-
-    def _nudge_turns(self, nudge: Callable[[Nudge], None]) -> None:
-        """After every change: a seat that is to act, whose person is not
-        here, gets one nudge in that turn (app/rooms/nudges.py).  A turn
-        starts when the seat enters `to_act` and ends when it leaves it; the
-        person leaving in the middle of their turn is nudged then.  Runs on
-        every change, so the usual case - the seat's person is here, or was
-        nudged already - costs a few lookups."""
-        turns, to_act = self._turns, self.table.to_act  # empty unless playing
-        if not to_act or self.closed:
-            turns.clear()
-            return
-        if len(turns) != len(to_act) or not to_act.issuperset(turns):
-            for seat in [s for s in turns if s not in to_act]:
-                del turns[seat]
-        for seat in to_act:
-            turn = turns.get(seat)
-            if turn is None:
-                self._turn_count += 1
-                turn = turns[seat] = (self._turn_count, False)
-            elif turn[1]:
-                continue
-            if self._away_in_turn(seat):
-                turns[seat] = (turn[0], True)
-                nudge(self._nudge_for(seat, turn[0]))
-
-    def _nudge_for(self, seat: int, number: int) -> Nudge:
-        table, members = self.table, self.members
-        player = members.players[table.game_seats[seat]]
-        host = members.host
-        text = nudge_text(
-            table.game.title,
-            members.names.get(host) if host else None,
-            is_host=host == player.player_id,
-        )
-
-        def still_due() -> bool:
-            return self._turns.get(seat, (0, True))[0] == number and self._away_in_turn(seat)
-
-        return Nudge(self.code, player.guest_id, player.account_id, text, still_due)
-
-    def _away_in_turn(self, seat: int) -> bool:
-        """The seat is to act and its person plays it but is not here: no
-        socket open in the room, and no bot standing in.  A wait the game
-        closes by itself (a game timer: Posso's window, an answer, the cut)
-        goes on without them, so it wakes nobody."""
-        table = self.table
-        if seat not in table.to_act or self.closed:
-            return False
-        pid = table.game_seats[seat]
-        if pid in self.delivery.conns:
-            return False
-        player = self.members.players.get(pid)
-        if player is None or player.is_bot or not (player.guest_id or player.account_id):
-            return False
-        return not self.bots.bot_drives(seat) and table.game.timer(table.state) is None
+            self.nudges.nudge_turns(self.nudge)
 
     # ------------------------------------------------------------ lifecycle
 
