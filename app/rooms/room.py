@@ -38,6 +38,7 @@ from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, TurnNudges
 from app.rooms.quiet import QuietPosso
+from app.rooms.saving import RoomSaver
 from app.rooms.settings import RoomSettings, host_grace, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
@@ -129,7 +130,6 @@ class Room:
         self._jitter = random.Random(seeds())  # bots' delays and retries: seeded in tests
         #: failed timeouts and bot moves (storage away) retry later and later
         self._retry = Backoff()
-        self._save_retry = Backoff()
         #: who plays the seats no person plays (app/rooms/bot_driver.py)
         self.bots = BotDriver(
             self.code,
@@ -145,8 +145,19 @@ class Room:
             jitter=self._jitter,
             retry=self._retry,
         )
-        #: what the records last took: a save that would change nothing is skipped
-        self._saved: RoomRecord | None = None
+        #: saving the room's people, with its retries (app/rooms/saving.py)
+        self.saver = RoomSaver(
+            self.code,
+            self.members,
+            self.table,
+            records,
+            self.timers,
+            clock,
+            self._jitter,
+            moved_away=self._moved_away,
+            gone=self._gone,
+            closed=lambda: self.closed,
+        )
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
         #: the server can push), and per seat to act: its turn's number and
         #: whether that turn has had its one nudge
@@ -749,49 +760,14 @@ class Room:
     # ------------------------------------------------------------ lifecycle
 
     async def save(self) -> None:
-        """Membership is saved as it changes.  Refused for a newer owner
-        (`Fenced`): `RoomError` "moved", so the change is never acknowledged.
-        Any other failure is logged, not fatal:
-        the room saves again, later and later (`Backoff`), until storage takes
-        it - or until the next change carries the whole room anyway.  A closed
-        room keeps trying too, and leaves its manager only once its close is
-        stored: dropped before that, it would be rebuilt from storage, open,
-        with the tokens of those who had left working again."""
-        snapshot = self.members.snapshot()
-        if snapshot == self._saved:
-            self.timers.drop("save")
-            return
-        try:
-            await self.records.save_room(snapshot, self.table.epoch)
-            self._saved = snapshot
-            self._save_retry.reset()
-            self.timers.drop("save")
-        except Fenced as err:
-            # never stored, and never will be by this process: whoever asked
-            # for the change is refused, not told it was made
-            log.warning("room %s: save refused, a newer owner exists (%s)", self.code, err)
-            self._moved_away()
-            raise RoomError("moved", "this room moved to another server: reconnecting") from err
-        except Exception as err:
-            # the write may have landed with only its answer lost: what storage
-            # holds is unknown now, so even a return to the last saved people
-            # (one joins and leaves before a retry) must be written again
-            self._saved = None
-            delay = self._save_retry.next(self._jitter)
-            log.error("room %s: could not save the room (%r); again in %.1f s", self.code, err,
-                      delay)  # fmt: skip
-            self.timers.start("save", "save", self.clock() + delay, self._on_save_retry)
-            return
-        if self.closed:
-            self._gone()
+        """Save the room's people now (app/rooms/saving.py: refused for a newer
+        owner, retried later and later on any other failure)."""
+        await self.saver.save()
 
     @property
     def stored(self) -> bool:
         """Storage holds the room's people as they are now (no save pending)."""
-        return self.members.snapshot() == self._saved
-
-    async def _on_save_retry(self, t: Timer) -> None:
-        await self.save()
+        return self.saver.stored
 
     async def close(self) -> None:
         self.closed = True
