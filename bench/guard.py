@@ -179,7 +179,8 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
         # in memory: a disk's flush times would decide how many actions overlap
         "BENCH_DATABASE_URL": f"sqlite+aiosqlite:///{data / 'cardroom.db'}",
     }
-    proc = _start_server(kind, port, out, args.before if kind == "before" else "", extra_env=env)
+    before = kind.partition(":")[2]  # "before:<rev>": the card room at that revision
+    proc = _start_server("before" if before else kind, port, out, before, extra_env=env)
     try:
         cmd = [
             PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
@@ -215,7 +216,8 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def parent_main(args: argparse.Namespace) -> dict[str, Any]:
-    kinds = [*args.servers.split(","), *(["before"] if args.before else [])]
+    befores = [f"before:{rev}" for rev in args.before.split(",") if rev]
+    kinds = [*args.servers.split(","), *befores]
     t0 = time.monotonic()
     # the servers run side by side: their instructions do not depend on it,
     # and the pacing leaves each far from a full core even under valgrind
@@ -238,15 +240,12 @@ def parent_main(args: argparse.Namespace) -> dict[str, Any]:
         late = sum(w["late"] for w in r["windows"])
         figures = ", ".join(f"{x:,.0f}" for x in r["per_action"])
         print(
-            f"{r['server']:8} {r['median']:>10,.0f} instructions per action (median of "
+            f"{r['server']:16} {r['median']:>10,.0f} instructions per action (median of "
             f"{len(r['per_action'])} windows: {figures}; spread {100 * r['spread']:.1f}%; "
             f"{late} late turns, {r['errors']} refusals)"
         )
-    if "before" in results:
-        print(
-            f"bare / before ({args.before}): "
-            f"{100 * bare['median'] / results['before']['median']:.1f}%"
-        )
+    for kind in befores:
+        print(f"bare / {kind}: {100 * bare['median'] / results[kind]['median']:.1f}%")
     print(
         f"bare / card room: {100 * report['ratio']:.1f}% (by window: "
         f"{', '.join(f'{100 * x:.1f}%' for x in by_window)}); floor {100 * FLOOR:.0f}%, "
@@ -268,7 +267,9 @@ def main() -> None:
     )
     ap.add_argument("--windows", type=int, default=5, help="windows (figures) per server")
     ap.add_argument(
-        "--before", default="", help="a git revision: also measure the card room as it stood there"
+        "--before",
+        default="",
+        help="git revisions, comma-separated: also measure the card room as it stood at each",
     )
     ap.add_argument(
         "--servers",
