@@ -9,24 +9,30 @@ not.  What is left to vary is how much work each action shares with others:
 a server that falls behind sends several changes in one frame, wakes its loop
 less often, and so looks cheaper per action the slower the machine is.  So
 the load here is paced, not saturating: one scripted stream of actions, one
-every `--slot` seconds, the rooms taking turns, each room acting only on its
-own turn and only once its last change has reached all four players (a room
-still waiting is skipped, and counted as `late`: a run with many late actions
-says the pacing is too fast for the machine).  Each action is the seat to
-move playing one of its legal moves, picked by a generator seeded with the
-room's number; each game is dealt from `DEAL_SEED`; hashes are seeded
-(`PYTHONHASHSEED`).  The actions and batches are therefore the same whatever
-the machine's speed.
+every `--slot` seconds, the rooms taking turns, and never two in flight: each
+waits until the last one's change has reached all its players, so each change
+goes out alone whatever the machine's speed.  A turn that starts late
+because of that is counted as `late`: it stretches the run, and the figure
+moves only by the server's idle work per second (keep-alive pings, the
+collector's housekeeping) spread over fewer actions - a few percent when a
+shared machine at a load of 10 made most turns late.
+Each action is the seat to move playing one of its legal moves, picked by a
+generator seeded with the room's number; each game is dealt from `DEAL_SEED`;
+hashes are seeded (`PYTHONHASHSEED`).  The actions and batches are therefore
+the same whatever the machine's speed.
 
 Both servers start at once under callgrind (the card room storing every
-action in a freshly migrated SQLite file, as `make run` does); after a
-warm-up the counters are zeroed, and `--windows` windows of `--actions`
-actions each follow, the server's counters dumped at the end of each (a
-dump also zeroes them), once every action of the window has been answered.
-Each window gives one figure per server; the report is each server's
-median, the spread of its windows ((max - min) / median), and bare's median
-over the room's.  `--json FILE` also writes them (tests/bench/test_guard.py
-reads that and fails under the floor).
+action in a freshly migrated SQLite file, as `make run` does, but on a
+memory file system: a disk's flush times would only add waits).  After a
+warm-up game the counters are zeroed; each of `--windows` windows is then one
+whole game in every room (the bare server: `--bare-actions` actions), the
+counters dumped at its end (a dump also zeroes them) and again after the
+next games' starts, so each window holds the same kind of work.  Each window
+gives one figure per server: its instructions, starts included, over its
+moves.  The report is each server's median, the spread of its windows
+((max - min) / median), and bare's median over the room's.  `--json FILE`
+also writes them (tests/bench/test_guard.py reads that and fails under the
+floor).
 """
 
 from __future__ import annotations
@@ -83,9 +89,11 @@ def _over(room: RoomDriver) -> bool:
 
 async def _play(rooms: list[RoomDriver], slot: float, actions: int | None) -> int:
     """Turns at one every `slot` seconds, the rooms in turn, until every
-    room's game has ended (or, `actions` given, for that many turns); a room
-    whose last change is still in flight lets its turn go.  Returns how many
-    turns went so (late)."""
+    room's game has ended (or, `actions` given, for that many turns).  A turn
+    waits until the last one's change has reached all its players, so the
+    server never has two actions in hand at once, however slow it is; a turn
+    that could not start on time is counted (late: the machine was slower
+    than the pace, which stretches the run)."""
     loop = asyncio.get_running_loop()
     late = turns = 0
     next_t = loop.time()
@@ -93,10 +101,14 @@ async def _play(rooms: list[RoomDriver], slot: float, actions: int | None) -> in
         playing = [r for r in rooms if not _over(r)] if actions is None else rooms
         if not playing:
             break
+        await _drain(rooms)
+        if loop.time() > next_t + slot / 2:
+            late += 1
+            next_t = loop.time()
         room = playing[turns % len(playing)]
         turns += 1
-        if room.pending is not None or not room.act():
-            late += 1
+        if not room.act():
+            raise SystemExit(f"room {room.index} could not act: its players' views disagree")
         next_t += slot
         await asyncio.sleep(max(0.0, next_t - loop.time()))
     await _drain(rooms)
