@@ -218,6 +218,7 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
             proc.kill()
             proc.wait()
         shutil.rmtree(data, ignore_errors=True)
+        shutil.rmtree(out.parent, ignore_errors=True)  # the dumps, read by now
     # a window's game and the starts of the next games, together
     step = len(dumps) // args.windows
     counts = [sum(dumps[i * step : (i + 1) * step]) for i in range(args.windows)]
