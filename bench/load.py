@@ -643,7 +643,8 @@ def _start_server(
     proc = subprocess.Popen(
         cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT if out else None
     )
-    deadline = time.time() + (600 if callgrind is not None else 30)
+    # under valgrind on a busy shared machine, starting alone takes minutes
+    deadline = time.time() + (1800 if callgrind is not None else 30)
     while time.time() < deadline:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):

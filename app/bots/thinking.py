@@ -6,7 +6,7 @@ room for that long, and a thread would not help (the interpreter runs one
 thread at a time).  So a room hands its search to a `Thinker`, as a `Job`:
 everything the bot may know (its seat's view and legal actions) and a seed.
 The room's lock is not held meanwhile; when the answer comes, the room
-plays it only if the game has not moved on (app/rooms/room.py).
+plays it only if the game has not moved on (app/rooms/bot_driver.py).
 
 `PoolThinker` is the server's: worker processes at a lower priority
 (`os.nice` in each worker as it starts), so a busy machine serves people's

@@ -192,8 +192,12 @@ class DbRecords:
         #: writes waiting for the next batch (SQLite: any write; PostgreSQL: appends)
         self._waiting: list[tuple[_Append | _Call, asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
+        #: a `_flush` is due at the loop's next turn
+        self._flush_due = False
 
     async def close(self) -> None:
+        if self._flush_due:  # let the due batch commit first (one turn of the loop)
+            await asyncio.sleep(0)
         if self._committer is not None:
             await asyncio.gather(self._committer, return_exceptions=True)
         for pending in (self._opening, self._checkpointing):
@@ -316,8 +320,42 @@ class DbRecords:
         done: asyncio.Future[Any] = loop.create_future()
         self._waiting.append((job, done))
         if self._committer is None or self._committer.done():
-            self._committer = loop.create_task(self._commit_waiting())
+            if self._inline is not None:
+                if not self._flush_due:  # SQLite on the loop: `_flush` at its next turn
+                    self._flush_due = True
+                    loop.call_soon(self._flush)
+            else:
+                self._committer = loop.create_task(self._commit_waiting())
         return done
+
+    def _flush(self) -> None:
+        """Commit what waits right here, at the loop's turn after the first
+        write was queued (everything queued by then joins the batch, as with
+        the committer task): a batch committed on the loop (`_write_inline`)
+        needs no task, no coroutine and no lock of its own, and a quiet
+        evening's batch is one move.  Whatever cannot be done so - the write
+        lock held, a batch for the writer thread - goes to the committer task,
+        which waits as it must."""
+        self._flush_due = False
+        if not self._waiting or (self._committer is not None and not self._committer.done()):
+            return  # nothing left, or the committer is at work and takes it
+        lock = self._write_lock
+        batch = self._waiting
+        if lock is None or not lock.locked():
+            self._waiting = []
+            started = perf_counter()
+            try:
+                outcomes = self._write_inline([job for job, _ in batch])
+            except Exception as err:  # the transaction failed: nothing of it is stored
+                metrics.appended(len(batch), started, failed=True)
+                self._failed(batch, err)
+                return
+            if outcomes is not None:
+                metrics.appended(len(batch), started, failed=False)
+                self._settle(batch, outcomes)
+                return
+            self._waiting = batch + self._waiting  # for the writer thread, in order
+        self._committer = asyncio.get_running_loop().create_task(self._commit_waiting())
 
     async def _commit_waiting(self) -> None:
         """Commit everything queued, batch after batch, until nothing waits."""
@@ -341,21 +379,33 @@ class DbRecords:
                         )
             except Exception as err:  # the transaction failed: nothing of it is stored
                 metrics.appended(len(batch), started, failed=True)
-                self._known.clear()
-                for _, done in batch:
-                    if not done.done():
-                        done.set_exception(err)
+                self._failed(batch, err)
                 continue
             metrics.appended(len(batch), started, failed=False)
-            for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
-                if not ok:  # a write undone by its savepoint: so is what it learnt
-                    self._known.clear()
-                if done.done():  # its room may have given up waiting
-                    continue
-                if ok:
-                    done.set_result(value)
-                else:
-                    done.set_exception(value)
+            self._settle(batch, outcomes)
+
+    def _failed(
+        self, batch: list[tuple[_Append | _Call, asyncio.Future[Any]]], err: Exception
+    ) -> None:
+        self._known.clear()
+        for _, done in batch:
+            if not done.done():
+                done.set_exception(err)
+
+    def _settle(
+        self,
+        batch: list[tuple[_Append | _Call, asyncio.Future[Any]]],
+        outcomes: list[tuple[bool, Any]],
+    ) -> None:
+        for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+            if not ok:  # a write undone by its savepoint: so is what it learnt
+                self._known.clear()
+            if done.done():  # its room may have given up waiting
+                continue
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(value)
 
     async def _append_postgres(self, appends: list[_Append]) -> list[tuple[bool, Any]]:
         """A batch of appends on PostgreSQL: one statement and one round trip for

@@ -53,7 +53,9 @@ class Connection:
         self._queue: deque[str] = deque()
         self._close_with: tuple[int, str] | None = None
         self._held = False
-        self._wake = asyncio.Event()
+        #: what the writer waits on when it has nothing to send (a bare future:
+        #: an `asyncio.Event` costs a coroutine and a list of waiters per wait)
+        self._wake: asyncio.Future[None] | None = None
         self.dead = False
         self.closing = False
         #: send everything queued at once as one JSON array frame, and views
@@ -77,7 +79,7 @@ class Connection:
             return
         self._queue.extend(frames)
         if not self._held:
-            self._wake.set()
+            self._kick()
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with `code`; later pushes are dropped."""
@@ -85,7 +87,7 @@ class Connection:
             return
         self.closing = True
         self._close_with = (code, reason)
-        self._wake.set()
+        self._kick()
 
     def hold(self) -> None:
         """Keep what is pushed from now on until `release` (one message's replies)."""
@@ -95,7 +97,14 @@ class Connection:
         """Let the writer send what was held back."""
         self._held = False
         if self._queue or self.closing:
-            self._wake.set()
+            self._kick()
+
+    def _kick(self) -> None:
+        """Wake the writer if it waits (if it is sending, it looks at the
+        queue again before it waits)."""
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
 
     async def stop(self) -> None:
         """Forget the socket (it is gone, or its handler is leaving)."""
@@ -107,10 +116,9 @@ class Connection:
 
     async def _write(self) -> None:
         queue = self._queue
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                await self._wake.wait()
-                self._wake.clear()
                 while queue and not self._held:
                     if self.batch:
                         texts = list(queue)
@@ -122,6 +130,9 @@ class Connection:
                     await self._close(*self._close_with)
                     self._finish()
                     return
+                self._wake = loop.create_future()
+                await self._wake
+                self._wake = None
         except asyncio.CancelledError:
             raise
         except Exception:  # the socket failed: its reader sees it too

@@ -18,7 +18,6 @@ whole path of an action.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import random
 import secrets
@@ -28,10 +27,10 @@ from typing import Any
 
 import orjson
 
-from app.bots import DEFAULT_LEVEL, LEVELS
-from app.bots.thinking import InlineThinker, Job, Thinker, heuristic_move
+from app.bots.thinking import InlineThinker, Thinker
 from app.core import logs, metrics
 from app.games.base import Event, Game, IllegalAction
+from app.rooms.bot_driver import BotDriver
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
@@ -39,8 +38,9 @@ from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
-from app.rooms.nudges import Nudge, nudge_text
+from app.rooms.nudges import Nudge, TurnNudges
 from app.rooms.quiet import QuietPosso
+from app.rooms.saving import RoomSaver
 from app.rooms.settings import RoomSettings, parse_settings
 from app.rooms.table import BOT_FILL_GAMES, FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
@@ -83,16 +83,6 @@ def new_seed() -> int:
     return secrets.randbits(62)
 
 
-@dataclasses.dataclass(frozen=True)
-class Thought:
-    """A bot thinking off the loop: its job, the answer to come, and the wait
-    in its seat's bot slot."""
-
-    job: Job
-    pending: asyncio.Future[dict[str, Any] | None]
-    waiting: Timer
-
-
 def add_to_tally(tally: dict[str, int], seats: list[str], result: dict[str, Any]) -> None:
     """A finished game's series points, by place (tied seats each get the
     points of the place they share)."""
@@ -119,10 +109,6 @@ class Room:
         thinker: Thinker | None = None,
     ) -> None:
         self.code = record.code
-        #: where bots that search think (the app's process pool; at once in tests)
-        self.thinker: Thinker = thinker or InlineThinker()
-        #: bots thinking now, by seat
-        self._thoughts: dict[int, Thought] = {}
         #: wall-clock seconds: every deadline and every "since" of this room
         self.clock = clock
         #: called when another process turns out to own the room (several processes)
@@ -163,15 +149,41 @@ class Room:
         self._jitter = random.Random(seeds())  # bots' delays and retries: seeded in tests
         #: failed timeouts and bot moves (storage away) retry later and later
         self._retry = Backoff()
-        self._save_retry = Backoff()
-        #: what the records last took: a save that would change nothing is skipped
-        self._saved: RoomRecord | None = None
+        #: who plays the seats no person plays (app/rooms/bot_driver.py)
+        self.bots = BotDriver(
+            self.code,
+            self.table,
+            self.members,
+            self.timers,
+            self.quiet,
+            clock,
+            play=self.play,
+            moved_on=self._moved_on,
+            check_moved=self._check_moved,
+            thinker=thinker or InlineThinker(),
+            jitter=self._jitter,
+            retry=self._retry,
+        )
+        #: saving the room's people, with its retries (app/rooms/saving.py)
+        self.saver = RoomSaver(
+            self.code,
+            self.members,
+            self.table,
+            records,
+            self.timers,
+            clock,
+            self._jitter,
+            moved_away=self._moved_away,
+            gone=self._gone,
+            closed=lambda: self.closed,
+        )
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
         #: the server can push), and per seat to act: its turn's number and
         #: whether that turn has had its one nudge
         self.nudge: Callable[[Nudge], None] | None = None
-        self._turns: dict[int, tuple[int, bool]] = {}
-        self._turn_count = 0
+        self.nudges = TurnNudges(
+            self.code, self.table, self.members, self.delivery, self.bots, lambda: self.closed
+        )
 
     @classmethod
     def new(
@@ -658,20 +670,6 @@ class Room:
 
     # ------------------------------------------------------- timers and bots
 
-    def bot_drives(self, seat: int) -> bool:
-        p = self.members.players.get(self.table.game_seats[seat])
-        return p is None or p.is_bot or self.table.stand_in(seat)
-
-    def bot_level(self, seat: int) -> str:
-        """How the bot driving `seat` plays: as the host chose for a bot of
-        the room's; at normal when it stands in for a person (away, out of
-        time, or gone)."""
-        p = self.members.players.get(self.table.game_seats[seat])
-        if p is None or not p.is_bot or self.table.stand_in(seat):
-            return DEFAULT_LEVEL
-        # a level this release does not know (stored by a newer one): normal
-        return p.bot_level if p.bot_level in LEVELS else DEFAULT_LEVEL
-
     def reschedule(self, *, presence: bool = True) -> None:
         """Bring timers and bot moves in line with the state just committed
         (and the presence wait, unless the caller knows it is unchanged)."""
@@ -694,7 +692,7 @@ class Room:
         to_act = table.to_act
         limit = self.settings.turn_timer
         people = (
-            [s for s in to_act if not self.bot_drives(s)]
+            [s for s in to_act if not self.bots.bot_drives(s)]
             if limit is not None and kind is None
             else []
         )
@@ -712,11 +710,11 @@ class Room:
             )
         for seat in to_act:
             slot = f"bot:{seat}"
-            if timers.get(slot) is None and self.bot_drives(seat):
+            if timers.get(slot) is None and self.bots.bot_drives(seat):
                 delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
-                timers.start(slot, "bot", now + delay, self._on_bot, key=table.seq, seat=seat)
-        if self._quiet_passes():
-            timers.start("quiet", "quiet", now, self._on_quiet, key=table.seq)
+                timers.start(slot, "bot", now + delay, self.bots.on_bot, key=table.seq, seat=seat)
+        if self.bots.quiet_passes():
+            timers.start("quiet", "quiet", now, self.bots.on_quiet, key=table.seq)
         else:
             timers.drop("quiet")
         if presence:
@@ -779,7 +777,7 @@ class Room:
         table = self.table
         if not table.playing:
             return
-        newly = [s for s in table.to_act if not self.bot_drives(s)]
+        newly = [s for s in table.to_act if not self.bots.bot_drives(s)]
         table.forced.update(newly)
         table.forced_key = frozenset(table.to_act)
         self.reschedule()
@@ -791,186 +789,10 @@ class Room:
             ]
         )
 
-    async def _on_bot(self, t: Timer) -> None:
-        assert t.seat is not None
-        await self._bot_turn(t.seat)
-
-    async def _bot_turn(self, seat: int) -> None:
-        if not self.table.playing or not self.bot_drives(seat):
-            return
-        if self.table.unsettled:  # think about the game as it is, not as it was
-            try:
-                earlier = await self.table.settle()
-            except RoomError as err:
-                return self._retry_bot(seat, err)
-            if earlier:
-                await self._moved_on(earlier)  # the waits are set again for it
-                return
-        level = self.bot_level(seat)
-        if self.thinker.searches(self.table.game.name, level):
-            await self._think(seat, level)
-            return
-        move = self.table.bot_move(seat, level)
-        if move is None:
-            return
-        await self._play_bot(seat, *move)
-
-    async def _play_bot(self, seat: int, action: dict[str, Any], fallback: dict[str, Any]) -> None:
-        try:
-            try:
-                await self.play(seat, action)
-            except IllegalAction as err:
-                log.error("room %s: bot move %r refused (%s); trying %r", self.code, action, err,
-                          fallback)  # fmt: skip
-                if action == fallback:
-                    raise
-                await self.play(seat, fallback)
-        except RoomError as err:
-            self._retry_bot(seat, err)
-
-    def _quiet_passes(self) -> list[int]:
-        """The seats the room passes for now (app/rooms/quiet.py): when the
-        window waits only on people who are not asked about its card, so it
-        closes as soon as everyone asked has answered."""
-        table = self.table
-        if not self.quiet.anyone or not table.to_act:
-            return []
-        if table.game.timer(table.state) != "posso_window":
-            return []
-        seats = sorted(table.to_act)
-        for seat in seats:
-            pid = table.game_seats[seat]
-            if self.bot_drives(seat) or self.quiet.asked(
-                pid, table.games_played, table.state, seat
-            ):
-                return []
-        return seats
-
-    async def _on_quiet(self, t: Timer) -> None:
-        """Pass for the people not asked, through the engine like any move."""
-        while self.table.playing and (seats := self._quiet_passes()):
-            try:
-                await self.play(seats[0], {"type": "pass_posso"})
-            except IllegalAction:
-                log.exception("room %s: quiet pass refused", self.code)
-                return
-            except RoomError as err:
-                if self._check_moved(err):
-                    return
-                delay = self._retry.next(self._jitter)
-                log.error("room %s: quiet pass failed (%s); again in %.1f s", self.code, err,
-                          delay)  # fmt: skip
-                key = self.table.seq
-                self.timers.start("quiet", "quiet", self.clock() + delay, self._on_quiet, key=key)
-                return
-
-    async def _think(self, seat: int, level: str) -> None:
-        """A bot that searches thinks off the loop and outside the lock
-        (app/bots/thinking.py): the job goes to the thinker, and the seat's
-        bot slot waits for the answer (`_on_thought`) until the thinker's
-        deadline (`_on_think_deadline`).  Meanwhile the room goes on: people
-        act, and the slot being taken keeps `reschedule` from starting
-        another wait for this seat.  With the thinker's queue full, or a
-        forced move, the bot plays at once."""
-        job = self.table.bot_job(seat, level, self.thinker.cap)
-        if job is None:
-            return
-        fallback = job.legal[0]
-        pending = self.thinker.submit(job) if len(job.legal) > 1 else None
-        if pending is None:  # nothing to think about, or no room to think: at once
-            action = job.legal[0] if len(job.legal) == 1 else heuristic_move(job)
-            await self._play_bot(seat, action, fallback)
-            return
-        self._drop_thought(seat)
-        slot = f"bot:{seat}"
-        waiting = self.timers.start(
-            slot,
-            "think",
-            self.clock() + self.thinker.deadline,
-            self._on_think_deadline,
-            key=("think", job.seq),
-            seat=seat,
-        )
-        self._thoughts[seat] = Thought(job, pending, waiting)
-        pending.add_done_callback(lambda _: self._thought_done(seat, waiting))
-
-    def _thought_done(self, seat: int, waiting: Timer) -> None:
-        """An answer came (or the search failed): the seat's slot, if it still
-        waits for it, runs `_on_thought` now, under the lock."""
-        thought = self._thoughts.get(seat)
-        if thought is None or thought.waiting is not waiting:
-            return
-        if self.timers.get(f"bot:{seat}") is not waiting:  # dropped meanwhile
-            self._drop_thought(seat)
-            return
-        key = ("thought", thought.job.seq)
-        self.timers.start(f"bot:{seat}", "thought", self.clock(), self._on_thought, key=key,
-                          seat=seat)  # fmt: skip
-
-    def _take_thought(self, t: Timer) -> Thought | None:
-        """The thought a `think` or `thought` wait was for (once; None if the
-        seat's thought now is another)."""
-        assert t.seat is not None
-        thought = self._thoughts.get(t.seat)
-        if thought is None or t.key != (t.kind, thought.job.seq):
-            return None
-        return self._thoughts.pop(t.seat)
-
-    async def _on_thought(self, t: Timer) -> None:
-        thought = self._take_thought(t)
-        if thought is None:
-            return
-        pending = thought.pending
-        failed = pending.exception() if not pending.cancelled() else None
-        if failed is not None:  # the worker died, or the search failed
-            log.error("room %s: a bot's search failed (%r); it plays its heuristic move",
-                      self.code, failed)  # fmt: skip
-        ok = not pending.cancelled() and failed is None
-        await self._act_on(thought, pending.result() if ok else None)
-
-    async def _on_think_deadline(self, t: Timer) -> None:
-        thought = self._take_thought(t)
-        if thought is None:
-            return
-        thought.pending.cancel()  # still queued: it leaves the queue
-        log.warning("room %s: a bot's search gave no answer in %.1f s; it plays its heuristic "
-                    "move", self.code, self.thinker.deadline)  # fmt: skip
-        await self._act_on(thought, None)
-
-    async def _act_on(self, thought: Thought, action: dict[str, Any] | None) -> None:
-        """Play what a bot thought of - if the game is where it was when the
-        bot began (same `seq`); else the bot thinks again about the game as it
-        is.  No answer (a search stopped, failed or late): the heuristic's."""
-        job = thought.job
-        seat = job.seat
-        table = self.table
-        if not table.playing or not self.bot_drives(seat) or seat not in table.to_act:
-            return
-        if job.seq != table.seq or table.unsettled:
-            await self._bot_turn(seat)
-            return
-        await self._play_bot(seat, action if action is not None else heuristic_move(job),
-                             job.legal[0])  # fmt: skip
-
     def _stop_waits(self) -> None:
         """Every wait dropped, and every bot's thinking with them."""
         self.timers.drop_all()
-        for seat in list(self._thoughts):
-            self._drop_thought(seat)
-
-    def _drop_thought(self, seat: int) -> None:
-        thought = self._thoughts.pop(seat, None)
-        if thought is not None:
-            thought.pending.cancel()
-
-    def _retry_bot(self, seat: int, err: RoomError) -> None:
-        """Storage trouble: the bot tries again later and later."""
-        if self._check_moved(err):
-            return
-        delay = self._retry.next(self._jitter)
-        log.error("room %s: bot move failed (%s); again in %.1f s", self.code, err, delay)
-        slot, seq = f"bot:{seat}", self.table.seq
-        self.timers.start(slot, "bot", self.clock() + delay, self._on_bot, key=seq, seat=seat)
+        self.bots.drop_thoughts()
 
     async def _on_presence(self, t: Timer) -> None:
         """People away past the grace: a bot takes their seat (when the room
@@ -1012,110 +834,19 @@ class Room:
         """Everything a change tells anyone goes out here (Delivery.change)."""
         self.delivery.change(events, with_view=with_view, room_changed=room_changed)
         if self.nudge is not None:
-            self._nudge_turns(self.nudge)
-
-    def _nudge_turns(self, nudge: Callable[[Nudge], None]) -> None:
-        """After every change: a seat that is to act, whose person is not
-        here, gets one nudge in that turn (app/rooms/nudges.py).  A turn
-        starts when the seat enters `to_act` and ends when it leaves it; the
-        person leaving in the middle of their turn is nudged then.  Runs on
-        every change, so the usual case - the seat's person is here, or was
-        nudged already - costs a few lookups."""
-        turns, to_act = self._turns, self.table.to_act  # empty unless playing
-        if not to_act or self.closed:
-            turns.clear()
-            return
-        if len(turns) != len(to_act) or not to_act.issuperset(turns):
-            for seat in [s for s in turns if s not in to_act]:
-                del turns[seat]
-        for seat in to_act:
-            turn = turns.get(seat)
-            if turn is None:
-                self._turn_count += 1
-                turn = turns[seat] = (self._turn_count, False)
-            elif turn[1]:
-                continue
-            if self._away_in_turn(seat):
-                turns[seat] = (turn[0], True)
-                nudge(self._nudge_for(seat, turn[0]))
-
-    def _nudge_for(self, seat: int, number: int) -> Nudge:
-        table, members = self.table, self.members
-        player = members.players[table.game_seats[seat]]
-        host = members.host
-        text = nudge_text(
-            table.game.title,
-            members.names.get(host) if host else None,
-            is_host=host == player.player_id,
-        )
-
-        def still_due() -> bool:
-            return self._turns.get(seat, (0, True))[0] == number and self._away_in_turn(seat)
-
-        return Nudge(self.code, player.guest_id, player.account_id, text, still_due)
-
-    def _away_in_turn(self, seat: int) -> bool:
-        """The seat is to act and its person plays it but is not here: no
-        socket open in the room, and no bot standing in.  A wait the game
-        closes by itself (a game timer: Posso's window, an answer, the cut)
-        goes on without them, so it wakes nobody."""
-        table = self.table
-        if seat not in table.to_act or self.closed:
-            return False
-        pid = table.game_seats[seat]
-        if pid in self.delivery.conns:
-            return False
-        player = self.members.players.get(pid)
-        if player is None or player.is_bot or not (player.guest_id or player.account_id):
-            return False
-        return not self.bot_drives(seat) and table.game.timer(table.state) is None
+            self.nudges.nudge_turns(self.nudge)
 
     # ------------------------------------------------------------ lifecycle
 
     async def save(self) -> None:
-        """Membership is saved as it changes.  Refused for a newer owner
-        (`Fenced`): `RoomError` "moved", so the change is never acknowledged.
-        Any other failure is logged, not fatal:
-        the room saves again, later and later (`Backoff`), until storage takes
-        it - or until the next change carries the whole room anyway.  A closed
-        room keeps trying too, and leaves its manager only once its close is
-        stored: dropped before that, it would be rebuilt from storage, open,
-        with the tokens of those who had left working again."""
-        snapshot = self.members.snapshot()
-        if snapshot == self._saved:
-            self.timers.drop("save")
-            return
-        try:
-            await self.records.save_room(snapshot, self.table.epoch)
-            self._saved = snapshot
-            self._save_retry.reset()
-            self.timers.drop("save")
-        except Fenced as err:
-            # never stored, and never will be by this process: whoever asked
-            # for the change is refused, not told it was made
-            log.warning("room %s: save refused, a newer owner exists (%s)", self.code, err)
-            self._moved_away()
-            raise RoomError("moved", "this room moved to another server: reconnecting") from err
-        except Exception as err:
-            # the write may have landed with only its answer lost: what storage
-            # holds is unknown now, so even a return to the last saved people
-            # (one joins and leaves before a retry) must be written again
-            self._saved = None
-            delay = self._save_retry.next(self._jitter)
-            log.error("room %s: could not save the room (%r); again in %.1f s", self.code, err,
-                      delay)  # fmt: skip
-            self.timers.start("save", "save", self.clock() + delay, self._on_save_retry)
-            return
-        if self.closed:
-            self._gone()
+        """Save the room's people now (app/rooms/saving.py: refused for a newer
+        owner, retried later and later on any other failure)."""
+        await self.saver.save()
 
     @property
     def stored(self) -> bool:
         """Storage holds the room's people as they are now (no save pending)."""
-        return self.members.snapshot() == self._saved
-
-    async def _on_save_retry(self, t: Timer) -> None:
-        await self.save()
+        return self.saver.stored
 
     async def close(self) -> None:
         self.closed = True

@@ -592,6 +592,26 @@ async def test_a_write_lock_held_elsewhere_is_waited_for_off_the_event_loop(
     assert live["ABC234"].actions == [(0, {"type": "draw"}), (0, {"type": "draw"})]
 
 
+async def test_an_append_queued_while_this_process_writes_waits_for_that_write(
+    records: DbRecords,
+) -> None:
+    """The group commit runs on the loop with no task of its own (`_flush`),
+    but never inside another write of this process (`writing()`, held across
+    awaits by writes through SQLAlchemy): a batch queued meanwhile waits for
+    it, then commits."""
+    _sqlite_path(records)
+    gid = await _game_with_loop_connection(records)
+    async with records.writing():
+        append = asyncio.create_task(records.append_action(gid, 1, 0, {"type": "draw"}))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert not append.done()
+    await asyncio.wait_for(append, 10)
+    live = {r.code: g for r, g in await records.live_rooms()}
+    assert live["ABC234"] is not None
+    assert live["ABC234"].actions == [(0, {"type": "draw"}), (0, {"type": "draw"})]
+
+
 async def test_other_writes_wait_for_a_lock_held_elsewhere_off_the_event_loop(
     records: DbRecords,
 ) -> None:

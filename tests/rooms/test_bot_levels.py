@@ -77,7 +77,7 @@ async def test_a_bots_level_survives_a_rebuild_from_storage() -> None:
     assert await manager.recover() == 1
     again = await manager.find(room.code)
     assert again is not None and again.status == "playing"
-    assert [again.bot_level(s) for s in range(3)] == ["normal", "strong", "easy"]
+    assert [again.bots.bot_level(s) for s in range(3)] == ["normal", "strong", "easy"]
     assert again.room_public()["seats"][1]["level"] == "strong"
     await again.shutdown()
 
@@ -118,6 +118,6 @@ async def test_a_person_who_leaves_mid_game_is_played_on_at_normal() -> None:
     await room.handle(cy, 2, "cmd", {"type": "leave"})
     await settle()
     assert room.players[cy.player_id].is_bot
-    assert room.bot_level(2) == "normal"
+    assert room.bots.bot_level(2) == "normal"
     assert room.room_public()["seats"][2]["level"] == "normal"
     await room.shutdown()

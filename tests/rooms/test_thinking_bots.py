@@ -59,7 +59,7 @@ async def strong_room(
     records = records or MemoryRecords()
     room = new_room(TINY, options={"bidding": bidding}, settings={"posso_window": 15},
                     records=records)  # fmt: skip
-    room.thinker = thinker
+    room.bots.thinker = thinker
     (ann,) = await seat_people(room, 1)
     await room.handle(ann, 1, "cmd", {"type": "add_bot", "level": "strong"})
     await room.handle(ann, 2, "cmd", {"type": "start"})
@@ -174,7 +174,7 @@ async def test_a_strong_bot_in_a_worker_plays_what_it_would_on_the_loop() -> Non
     for thinker in (InlineThinker(60, 120), pool):
         records = MemoryRecords()
         room = new_room(GAMES["bigtwo"], records=records, code="STRONG", cls=Room)
-        room.thinker = thinker
+        room.bots.thinker = thinker
         host, _ = await room.join("Host", spectator=True)
         conn = await attach(room, host, Recorder())
         await room.handle(conn, 1, "cmd", {"type": "add_bot", "level": "strong"})

@@ -125,7 +125,7 @@ class Checks:
         if not table.to_act and table.over() is None and "game" not in pending:
             raise Broken("never stuck", "nobody may act and no timer is pending")
         for seat in table.to_act:
-            if room.bot_drives(seat) and f"bot:{seat}" not in pending:
+            if room.bots.bot_drives(seat) and f"bot:{seat}" not in pending:
                 raise Broken("never stuck", f"seat {seat} is a bot's to play and no bot waits")
 
     def nothing_lost(self) -> None:
