@@ -11,6 +11,7 @@ import pytest
 
 from app.games import GAMES
 from app.rooms.delivery import Resume
+from app.rooms.errors import RoomError
 from app.rooms.ratelimit import TokenBucket
 from app.rooms.room import HISTORY_MAX, Room
 from app.store.records import MemoryRecords, RoomRecord
@@ -96,12 +97,19 @@ async def test_a_save_that_would_change_nothing_is_skipped_and_a_failed_one_is_r
     assert replies(conns[0], 2)[0]["ok"] is True and room.status == "playing"
     assert records.saves == saved
     records.down = True
-    spectator, _ = await room.join("Watcher", spectator=True)  # the save fails (logged)
+    with pytest.raises(RoomError) as refused:  # a join that cannot be stored is undone
+        await room.join("Watcher", spectator=True)
+    assert refused.value.code == "storage_error"
+    assert "Watcher" not in {p.name for p in room.players.values()}
+    # a leave is done at once, but not acknowledged until it is stored
+    leaver = conns[1].player_id
+    await room.handle(conns[1], 3, "cmd", {"type": "leave"})
+    assert replies(conns[1], 3)[0]["error"]["code"] == "storage_error"
     records.down = False
     await room.save()  # the next save carries the change that was not stored
     assert records.saves == saved + 1
     (stored, _game), *_ = [x for x in await records.live_rooms() if x[0].code == room.code]
-    assert spectator.player_id in {p.player_id for p in stored.players}
+    assert [p.is_bot for p in stored.players if p.player_id == leaver] == [True]
     await room.shutdown()
 
 

@@ -35,7 +35,7 @@ from app.bots import bot_for
 from app.games import GAMES
 from app.games.base import Game
 from app.rooms.connection import Connection
-from app.rooms.delivery import Resume
+from app.rooms.delivery import HISTORY_MAX, Resume
 from app.rooms.errors import RoomError
 from app.rooms.manager import IDLE_SWEEP_EVERY, RoomManager, SocketTarget
 from app.rooms.room import Room
@@ -52,6 +52,8 @@ START = 1_900_000_000.0
 DEADLINE = 10.0
 #: the server's idle close, as configured by default (three days)
 IDLE_CLOSE = 3 * 24 * 3600.0
+#: loop iterations with the virtual clock standing still that mean a spin
+SPIN = 300_000
 #: how often the server sweeps for idle rooms at that setting
 SWEEP_EVERY = min(IDLE_SWEEP_EVERY, IDLE_CLOSE / 4)
 
@@ -74,11 +76,24 @@ class SimRoom(SpyRoom):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: each event frame in the history: the game states it was made between
+        self.made: dict[str, tuple[Any, Any]] = {}
         self.timers = SimTimers(self.sim, self._locked, self.clock)
         self.sim.watch.born(self)
 
     def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
+        states = (self.spy_last, self.state)
+        v = self.delivery.v
         super().change(events, with_view=with_view, room_changed=room_changed)
+        history = self.delivery.history
+        if history and history[-1][0] == self.delivery.v != v:
+            # each event kept for resuming, with the states it was made from:
+            # a resume is judged against them, for the seat its socket holds then
+            if len(self.made) > 2 * HISTORY_MAX:
+                kept = {frame for _, frames in history for _, frame in frames}
+                self.made = {k: x for k, x in self.made.items() if k in kept}
+            for _, frame in history[-1][1]:
+                self.made[frame] = states
         self.sim.watch.observe(self)
 
 
@@ -120,16 +135,20 @@ class SimConnection(Connection):
         room = self.sim.live_room()
         ctx = room.spy_ctx if isinstance(room, SpyRoom) else None
         state = room.state if room is not None else None
-        # outside a change (a socket opening) events come from the history:
-        # copies of frames judged when they were first made, in older states
-        live = ctx is not None
         before, after = ctx if ctx is not None else (state, state)
+        # judged for the seat this socket holds now, whatever it held before
         seat = room.game_seat.get(self.player_id) if room is not None else None
         game = room.game.name if room is not None else ""
+        made = room.made if isinstance(room, SimRoom) and ctx is None else {}
         for text in frames:
             msg = orjson.loads(text)
-            if live or "event" not in msg:
-                self.sim.frames.append(Frame(self.device, seat, msg, before, after, game))
+            # outside a change (a socket opening, a resume) an event comes from
+            # the history: judged against the states it was made between
+            was = made.get(text) if "event" in msg else None
+            if was is not None:
+                self.sim.coverage["frame:replayed"] += 1
+            b, a = was if was is not None else (before, after)
+            self.sim.frames.append(Frame(self.device, seat, msg, b, a, game))
             if "view" in msg:
                 self.device.view = msg["view"]
             if "v" in msg:
@@ -169,6 +188,8 @@ class Person:
     #: tokens this person had that must not work any more
     dead_tokens: list[str] = field(default_factory=list)
     gone: bool = False
+    #: told "storage_error" for their removal: in or out, nothing was promised
+    unsure: bool = False
 
 
 @dataclass
@@ -200,23 +221,59 @@ class Sim:
         #: number of its timer firings already judged
         self.fired_seen: dict[int, int] = {}
         self.watch = Watch(self)
+        #: the settings and game the host was told they set
+        self.acked_settings: dict[str, Any] = {}
+        self.acked_game: str | None = None
         self.room_class = type("SimRoom", (SimRoom,), {"sim": self})
         #: how often each command, refusal, wait and room state was reached
         self.coverage: Counter[str] = Counter()
         self.sweeper: asyncio.Task[None] | None = None
+        #: the event loop's iterations so far, and whether it spun
+        self.iterations = 0
+        self.spun = False
+        self.failed: BaseException | None = None
 
     # ------------------------------------------------------------------ run
 
     def run(self) -> None:
         loop = looptime.new_event_loop(start=0.0, noop_cycles=2)
+        self._count_iterations(loop)
         into_trace = _IntoTrace(self)
         logging.getLogger("app").addHandler(into_trace)
         try:
             loop.run_until_complete(self._main())
+        except (Broken, KeyboardInterrupt) as err:
+            self.failed = err
+            raise
         finally:
-            loop.run_until_complete(self._stop())
+            if not self.spun:  # a spinning wait would spin through the clean-up too
+                loop.run_until_complete(self._stop())
             loop.close()
             logging.getLogger("app").removeHandler(into_trace)
+
+    def _count_iterations(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Count the loop's iterations (the busy-work check bounds them), and
+        stop a run whose virtual clock stands still for `SPIN` of them: a wait
+        that re-arms at the same instant would hang the run for ever.  (Test
+        code reaching into the loop: one wrapper around its step.)"""
+        step = loop._run_once  # type: ignore[attr-defined]
+        at = [loop.time(), 0]
+
+        def counted() -> None:
+            step()
+            self.iterations += 1
+            now = loop.time()
+            if now != at[0]:
+                at[0], at[1] = now, 0
+                return
+            at[1] += 1
+            if at[1] > SPIN:
+                self.spun = True
+                raise Broken(
+                    "no busy work", f"{SPIN} loop iterations at t={now:.3f} and time stood still"
+                )
+
+        loop._run_once = counted  # type: ignore[attr-defined]
 
     async def _stop(self) -> None:
         """The end of a run: the rooms' loop timers first (they would start new
@@ -533,8 +590,17 @@ class Sim:
         reply = await self.send(device, "cmd", cmd)
         code = reply.get("error", {}).get("code", "ok")
         self.note(f"cmd {device.person.name} {cmd} -> {code}")
+        if code == "storage_error" and cmd["type"] in ("leave", "kick"):
+            # done in the room, maybe, and never acknowledged: no promise either way
+            out = device.person.pid if cmd["type"] == "leave" else target_pid
+            for p in self.people:
+                p.unsure = p.unsure or p.pid == out
         if code != "ok":
             return
+        if cmd["type"] == "set_settings":
+            self.acked_settings.update(cmd["settings"])
+        if cmd["type"] == "set_game":
+            self.acked_game = cmd["game"]
         if cmd["type"] == "leave":
             device.person.gone = True
             device.person.dead_tokens.append(device.person.token)
@@ -630,6 +696,7 @@ class Sim:
         old = self.live_room()
         unsaved = old is not None and not old.stored
         self.note(f"crash{' (a room save storage refused is pending)' if unsaved else ''}")
+        self.coverage["crash:save pending" if unsaved else "crash"] += 1
         assert self.manager is not None
         for room in self.manager.rooms.values():  # its loop timers die with it
             room.timers.drop_all()
@@ -638,8 +705,8 @@ class Sim:
         self.crashes += 1
         self.new_manager()
         assert self.manager is not None
+        self.promises_kept()
         await self.manager.recover()
-        self.revived_by_crash(unsaved)
         await self.manager.warm()  # as the server does, in the background
         for person in self.people:
             devices, person.devices = person.devices, []
@@ -650,25 +717,34 @@ class Sim:
         if old is not None and new is not None:
             crash_check(self, old, new)
 
-    def revived_by_crash(self, unsaved: bool) -> None:
-        """A leave, kick or seat link is kept in memory at once and stored as
-        soon as storage takes it (saves retry with backoff); a crash while
-        storage still refused it loses it - the one acknowledged change a
-        crash can lose, and only then.  Anywhere else a dead token that
-        works again is a bug (`people`)."""
+    def promises_kept(self) -> None:
+        """What the room acknowledged is what storage holds: every person told
+        they joined (or took a seat with a link) is stored with the token
+        they were given; every token whose person was told they left, were
+        removed or moved on is stored as dead; the settings and the game the
+        host was told they set are stored.  Judged from what the clients were
+        told - the room's own belief (a save pending) excuses nothing: a
+        change it could not store is not acknowledged (Room.handle)."""
         assert self.storage is not None
         stored = self.storage.rooms.get(self.code)
-        hashes = {p.token_hash for p in stored.players} if stored is not None else set()
+        if stored is None:
+            raise Broken("promises", "the room is not stored at all")
+        if stored.closed:
+            return  # everyone's out: nothing left to keep
+        hashes = {p.token_hash for p in stored.players}
         for person in self.people:
-            back = [t for t in person.dead_tokens if token_hash(t) in hashes]
-            if not back:
-                continue
-            if not unsaved:
-                raise Broken("people", f"{person.name}'s dead token was stored as live")
-            self.note(f"lost in the crash: {person.name}'s change was never stored")
-            self.watch.removed.discard(person.pid)
-            person.dead_tokens = [t for t in person.dead_tokens if t not in back]
-            person.token, person.gone = back[-1], False
+            if token_hash(person.token) not in hashes and not (person.gone or person.unsure):
+                raise Broken("promises", f"{person.name} was told they are in; storage lost them")
+            for t in person.dead_tokens:
+                if token_hash(t) in hashes:
+                    raise Broken("promises", f"{person.name} was told a token died; it is stored")
+        for key, value in self.acked_settings.items():
+            if stored.settings.get(key) != value:
+                got = stored.settings.get(key)
+                raise Broken("promises", f"setting {key}={value} was acknowledged; {got} stored")
+        if self.acked_game is not None and stored.game != self.acked_game:
+            got = stored.game
+            raise Broken("promises", f"game {self.acked_game} was acknowledged; {got} stored")
 
     async def do_sweep(self) -> None:
         assert self.manager is not None
