@@ -27,6 +27,14 @@ if TYPE_CHECKING:
 FIRINGS_FREE = 20
 FIRINGS_PER_MOVE = 3
 FIRINGS_PER_MINUTE = 12
+#: log lines and event-loop iterations in one step: free, per move or frame,
+#: per simulated minute (a retry under an outage logs once and backs off)
+LOGS_FREE = 40
+LOGS_PER_MOVE = 2
+LOGS_PER_MINUTE = 12
+LOOP_FREE = 3000
+LOOP_PER_MOVE = 40
+LOOP_PER_MINUTE = 600
 #: no wait of a room lies further ahead than this (longest timer + backoff cap)
 FURTHEST_WAIT = 3600.0
 
@@ -47,6 +55,9 @@ class Before:
     frames: int
     idle: bool
     saves: int = 0
+    logged: int = 0
+    iterations: int = 0
+    moves: int = 0
 
 
 class Checks:
@@ -59,8 +70,12 @@ class Checks:
 
     def before_step(self) -> Before:
         room = self.sim.live_room()
+        sim = self.sim
         if room is None:
-            return Before(None, 0, 0, None, self.sim.clock(), len(self.sim.frames), False)
+            return Before(
+                None, 0, 0, None, sim.clock(), len(sim.frames), False, 0, sim.logged,
+                sim.iterations, sim.watch.moves,
+            )  # fmt: skip
         return Before(
             room,
             _work(room),
@@ -70,9 +85,14 @@ class Checks:
             len(self.sim.frames),
             idle=not room.delivery.conns and not room.table.playing,
             saves=room.timers.fired["save"],
+            logged=sim.logged,
+            iterations=sim.iterations,
+            moves=sim.watch.moves,
         )
 
     def after_step(self, before: Before) -> None:
+        if self.sim.watch.violation is not None:
+            raise self.sim.watch.violation
         room = self.sim.live_room()
         self.hidden_cards(before.frames)
         self.nothing_lost()
@@ -86,18 +106,39 @@ class Checks:
         self.sim.watch.deadlines(room)
 
     def at_end(self) -> None:
+        """After the calm: every check once more, and what is pending settled -
+        storage has been healthy for two minutes, so the room's people are
+        stored as they are, and storage holds everything acknowledged."""
         self.after_step(self.before_step())
+        sim = self.sim
+        assert sim.storage is not None
+        for fault, n in sim.storage.seen.items():
+            sim.coverage["fault:" + fault] += n
+        room = sim.live_room()
+        stored = sim.storage.rooms.get(sim.code)
+        if room is not None and stored != room.members.snapshot():
+            raise Broken("promises", "storage healthy for two minutes and the room not stored")
+        sim.promises_kept()
 
     # --------------------------------------------------------------- checks
 
     def no_busy_work(self, before: Before, room: Room) -> None:
-        """Timer firings are bounded by a small constant plus the moves made;
-        a room nobody is in, with no game in play, does nothing at all and has
-        no wait pending."""
+        """Timer firings (retried saves included), log lines and the event
+        loop's iterations are bounded by a small constant plus the moves made
+        and frames sent plus a rate per simulated minute; a room nobody is in,
+        with no game in play, does nothing at all and has no wait pending."""
+        sim = self.sim
+        minutes = (sim.clock() - before.at) / 60
+        work = len(sim.frames) - before.frames + sim.watch.moves - before.moves
+        logged = sim.logged - before.logged
+        if logged > LOGS_FREE + LOGS_PER_MOVE * work + LOGS_PER_MINUTE * minutes:
+            raise Broken("no busy work", f"{logged} log lines in {minutes:.1f} min")
+        turns = sim.iterations - before.iterations
+        if turns > LOOP_FREE + LOOP_PER_MOVE * work + LOOP_PER_MINUTE * minutes:
+            raise Broken("no busy work", f"{turns} loop iterations in {minutes:.1f} min")
         if before.room is room:
             fired = _work(room) - before.fired
             moves = room.table.seq - before.seq if room.table.game_id == before.game_id else 50
-            minutes = (self.sim.clock() - before.at) / 60
             allowed = FIRINGS_FREE + FIRINGS_PER_MOVE * max(moves, 0) + FIRINGS_PER_MINUTE * minutes
             if fired > allowed:
                 raise Broken(
@@ -212,8 +253,10 @@ class Checks:
             "names": (len(members.names), len(members.players) + len(members.record.tally)),
             "claims": (len(members.claims), len(members.players)),
             "away": (len(set(members.away_since) - set(members.players)), 0),
-            "seat order": (len(set(members.seated_at) - set(members.players)), 0),
+            "seat order": (len(set(members.seated_at) - set(members.seats)), 0),
             "chat allowances": (len(set(members.chatter) - set(members.players)), 0),
+            # (a test reading the switches' own map: QuietPosso shows no count)
+            "posso switches": (len(set(room.quiet._prefs) - set(members.players)), 0),
             "waits": (len(room.timers.slots("")), len(members.seats) + 4),
         }
         for what, (size, cap) in checks.items():

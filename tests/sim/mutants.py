@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,12 +114,20 @@ MUTANTS: list[Mutant] = [
         "delay = 0.05 + 0 * self._save_retry.next(self._jitter)",
     ),
     Mutant(
-        "timeout_rearms_now",
-        "wall limit",
-        "a refused timeout re-armed at the same instant: virtual time stops",
+        "rearm_at_same_instant",
+        "no busy work",
+        "a wait set again for the moment it fired at fires again at once: virtual time stops",
+        "app/rooms/timers.py",
+        "deadline = max(deadline, self.clock() + REARM_FLOOR)",
+        "deadline = max(deadline, self.clock())",
+    ),
+    Mutant(
+        "timeout_retried_at_once",
+        "no busy work",
+        "a refused timeout is tried again at once, for as long as storage is away",
         "app/rooms/room.py",
         '"game", t.kind, self.clock() + delay, self._on_game_timer',
-        '"game", t.kind, self.clock() + 0 * delay, self._on_game_timer',
+        '"game", t.kind, self.clock() + 0.01 * delay, self._on_game_timer',
     ),
     # ---- memory
     Mutant(
@@ -127,8 +135,16 @@ MUTANTS: list[Mutant] = [
         "bounded memory",
         "the seat order of people who left is never pruned",
         "app/rooms/membership.py",
-        "        self.seated_at.pop(pid, None)\n        self.chatter.pop(pid, None)",
-        "        self.chatter.pop(pid, None)",
+        "            self.seated_at.pop(p.player_id, None)\n",
+        "",
+    ),
+    Mutant(
+        "posso_switches_kept",
+        "bounded memory",
+        "the Posso switches of people who left are never pruned",
+        "app/rooms/room.py",
+        "        self.quiet.forget(person.player_id)\n",
+        "",
     ),
     Mutant(
         "chat_allowance_kept",
@@ -203,12 +219,15 @@ def main() -> int:
         return 0
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
     t0 = time.monotonic()
-    with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda m: run(m, args.seeds), chosen))
     caught = 0
-    for m, (found, said) in zip(chosen, results, strict=True):
-        caught += found
-        print(f"{'caught' if found else 'MISSED':6} {m.name:26} {said}", flush=True)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        runs = {pool.submit(run, m, args.seeds): m for m in chosen}
+        for done in as_completed(runs):
+            m, (found, said) = runs[done], done.result()
+            caught += found
+            took = time.monotonic() - t0
+            verdict = "caught" if found else "MISSED"
+            print(f"{verdict:6} {m.name:26} {took:4.0f} s  {said}", flush=True)
     took = time.monotonic() - t0
     print(f"{caught}/{len(chosen)} planted bugs caught within {args.seeds} seeds, {took:.0f} s")
     return 0 if caught == len(chosen) else 1

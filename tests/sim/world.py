@@ -32,6 +32,7 @@ import looptime
 import orjson
 
 from app.bots import bot_for
+from app.bots.thinking import InlineThinker, Job
 from app.games import GAMES
 from app.games.base import Game
 from app.rooms.connection import Connection
@@ -52,6 +53,18 @@ START = 1_900_000_000.0
 DEADLINE = 10.0
 #: the server's idle close, as configured by default (three days)
 IDLE_CLOSE = 3 * 24 * 3600.0
+#: kinds of run: an evening's play; hundreds of people passing through one
+#: room; days of absence, so the room closes as idle
+FLAVORS = ("evening", "churn", "days")
+#: how many people may pass through a room in a churn run (others: 8)
+CHURN_PEOPLE = 300
+#: the commands only the host may give (sent from the host's device half the time)
+HOST_COMMANDS = frozenset(
+    {"start", "add_bot", "remove_bot", "kick", "set_game", "set_settings", "make_host"}
+)
+#: strong bots' search budgets (playouts), one drawn per run: small, so a
+#: run stays quick, and a number rather than a time, so a seed replays
+PLAYOUTS = (4, 8, 16)
 #: loop iterations with the virtual clock standing still that mean a spin
 SPIN = 300_000
 #: how often the server sweeps for idle rooms at that setting
@@ -78,7 +91,7 @@ class SimRoom(SpyRoom):
         super().__init__(*args, **kwargs)
         #: each event frame in the history: the game states it was made between
         self.made: dict[str, tuple[Any, Any]] = {}
-        self.timers = SimTimers(self.sim, self._locked, self.clock)
+        self.timers = SimTimers(self.sim, self, self._locked, self.clock)
         self.sim.watch.born(self)
 
     def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
@@ -95,6 +108,29 @@ class SimRoom(SpyRoom):
             for _, frame in history[-1][1]:
                 self.made[frame] = states
         self.sim.watch.observe(self)
+
+
+class SimThinker(InlineThinker):
+    """Strong bots think at once, with a search budget in playouts (so a seed
+    replays), and now and then their thought fails or never comes: the room
+    plays the heuristic's move then, at once or at its deadline."""
+
+    def __init__(self, rng: random.Random, playouts: int) -> None:
+        super().__init__()
+        self.rng = rng
+        self.playouts = playouts
+
+    def submit(self, job: Job) -> asyncio.Future[dict[str, Any] | None] | None:
+        done: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+        fate = self.rng.random()
+        if fate < 0.05:
+            return done  # the worker never answers
+        if fate < 0.08:
+            done.set_exception(RuntimeError("the worker died"))
+            return done
+        bot = bot_for(job.game, job.level, playouts=self.playouts)
+        done.set_result(bot.choose(job.view, job.legal, job.seat, random.Random(job.seed)))
+        return done
 
 
 class SimManager(RoomManager):
@@ -228,6 +264,8 @@ class Sim:
         #: how often each command, refusal, wait and room state was reached
         self.coverage: Counter[str] = Counter()
         self.sweeper: asyncio.Task[None] | None = None
+        self.flavor = "evening"
+        self.thinker: SimThinker | None = None
         #: the event loop's iterations so far, and whether it spun
         self.iterations = 0
         self.spun = False
@@ -294,9 +332,13 @@ class Sim:
         rng = self.rng
         self.storage = FaultyRecords(self.clock, random.Random(rng.getrandbits(64)))
         self.storage.on_append = self.watch.on_append
+        self.thinker = SimThinker(random.Random(rng.getrandbits(64)), rng.choice(PLAYOUTS))
         # Posso less often: one of its rooms costs as much as ten of the others
         weights = {"bigtwo": 3, "possession": 3, "posso": 1, "possum": 3}
         game_name = rng.choices(list(weights), list(weights.values()))[0]
+        self.flavor = rng.choices(FLAVORS, [80, 10, 10])[0]
+        if self.flavor == "churn":
+            self.steps *= 4
         game = GAMES[game_name]
         options = rng.choice(OPTIONS[game_name])
         settings = {
@@ -327,16 +369,41 @@ class Sim:
             before = checks.before_step()
             await self.step()
             checks.after_step(before)
+            self.cover()
         await self.calm()
         checks.at_end()
+
+    def cover(self) -> None:
+        """Count the room states this step reached (`coverage`)."""
+        room = self.live_room()
+        if room is None:
+            self.coverage["state:not loaded"] += 1
+            return
+        table = room.table
+        states = [
+            f"status:{table.status}",
+            "closed" if room.closed else "",
+            "auto" if table.auto else "",
+            "forced" if table.forced else "",
+            "save pending" if not room.stored else "",
+            "nobody here" if not room.delivery.conns else "",
+            "thinking" if room.timers.slots("bot:") and any(
+                t is not None and t.kind == "think"
+                for t in map(room.timers.get, room.timers.slots("bot:"))
+            ) else "",
+        ]  # fmt: skip
+        for state in states:
+            if state:
+                self.coverage["state:" + state] += 1
 
     def new_manager(self) -> None:
         assert self.storage is not None
         records = TimedRecords(self.storage, DEADLINE)
         seeds = random.Random(self.rng.getrandbits(64))
         self.manager = SimManager(
-            records, GAMES, seeds=lambda: seeds.getrandbits(62), clock=self.clock
-        )
+            records, GAMES, seeds=lambda: seeds.getrandbits(62), clock=self.clock,
+            thinker=self.thinker,
+        )  # fmt: skip
         self.manager.room_class = self.room_class
         # the server's idle sweep, owned by the run (a crash ends it with the rest)
         self.sweeper = asyncio.get_running_loop().create_task(self.manager.sweep_idle(IDLE_CLOSE))
@@ -364,11 +431,17 @@ class Sim:
             ("command", 9),
             ("start", 4),
             ("seat_link", 1),
+            ("move_link", 1),
             ("dead_token", 1),
             ("fault", 2),
             ("crash", 1),
             ("sweep", 1),
+            ("leave", 1),
         ]
+        if self.flavor == "churn":  # people keep coming and going
+            kinds += [("join", 14), ("leave", 8), ("wait_hours", 1)]
+        if self.flavor == "days":  # everyone goes, for days: the room closes
+            kinds += [("all_away", 2), ("wait_days", 2)]
         names, weights = zip(*kinds, strict=True)
         kind = self.rng.choices(names, weights)[0]
         await getattr(self, f"do_{kind}")()
@@ -395,9 +468,27 @@ class Sim:
         self.note(f"wait {dt / 3600:.1f}h")
         await asyncio.sleep(dt)
 
+    async def do_wait_days(self) -> None:
+        dt = self.rng.uniform(1, 4) * 24 * 3600
+        self.note(f"wait {dt / 86400:.1f} days")
+        await asyncio.sleep(dt)
+
+    async def do_all_away(self) -> None:
+        for person in self.people:
+            for device in list(person.devices):
+                await self.close_device(device)
+        self.note("everyone disconnects")
+
     async def do_join(self) -> None:
-        if len(self.people) < 8:
+        if len(self.people) < (CHURN_PEOPLE if self.flavor == "churn" else 8):
             await self.join(spectator=self.rng.random() < 0.3)
+
+    async def do_leave(self) -> None:
+        """Someone here leaves the room for good."""
+        device = self.open_device()
+        room = self.live_room()
+        if device is not None and room is not None and device.target is room:
+            await self.command(device, room, {"type": "leave"})
 
     async def join(self, *, spectator: bool) -> None:
         assert self.manager is not None
@@ -561,13 +652,20 @@ class Sim:
             return
         n = len(room.members.seats)
         seat = self.rng.randrange(-1, n + 1)
+        members = room.members
+        watchers = [p for p, r in members.players.items() if r.seat is None] or ["nobody"]
         cmd = self.rng.choice(
             [
                 {"type": "sit", "seat": self.rng.choice([None, seat])},
                 {"type": "start"},
                 {"type": "rematch"},
                 {"type": "add_bot", "seat": seat},
-                {"type": "add_bot"},
+                {"type": "add_bot", "level": self.rng.choice(["easy", "strong", "strong"])},
+                {"type": "add_bot", "level": "genius"},
+                {"type": "kick", "player": self.rng.choice(watchers)},
+                {"type": "posso_quiet", "hand": self.rng.random() < 0.5},
+                {"type": "posso_quiet", "helpful": self.rng.random() < 0.5},
+                {"type": "posso_quiet"},
                 {"type": "remove_bot", "seat": seat},
                 {"type": "kick", "seat": seat},
                 {"type": "leave"},
@@ -583,12 +681,21 @@ class Sim:
                 {"type": "nope"},
             ]
         )
-        if cmd["type"] == "start" and self.rng.random() < 0.5 and room.members.host:
+        if cmd["type"] in HOST_COMMANDS and self.rng.random() < 0.5 and room.members.host:
             host = next((p for p in self.people if p.pid == room.members.host), None)
             device = self.open_device(host) or device
-        target_pid = room.members.seats[seat] if 0 <= seat < n else None
+        await self.command(device, room, cmd)
+
+    async def command(self, device: Device, room: Room, cmd: dict[str, Any]) -> None:
+        """One room command, and what the simulator learns from its answer."""
+        seats = room.members.seats
+        seat = cmd.get("seat")
+        target_pid = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else None
+        if cmd["type"] == "kick" and "player" in cmd:
+            target_pid = cmd["player"]
         reply = await self.send(device, "cmd", cmd)
         code = reply.get("error", {}).get("code", "ok")
+        self.coverage[f"cmd:{cmd['type']}:{'ok' if code == 'ok' else 'refused'}"] += 1
         self.note(f"cmd {device.person.name} {cmd} -> {code}")
         if code == "storage_error" and cmd["type"] in ("leave", "kick"):
             # done in the room, maybe, and never acknowledged: no promise either way
@@ -639,17 +746,48 @@ class Sim:
         if not secret:
             return
         person = next(p for p in self.people if p.pid == room.members.seats[seat])
+        await self.use_link(secret, person, "seat_link")
+
+    async def do_move_link(self) -> None:
+        """Someone moves their own place to another device of theirs."""
+        device = self.open_device()
+        room = self.live_room()
+        if device is None or room is None or device.target is not room:
+            return
+        reply = await self.send(device, "cmd", {"type": "move_link"})
+        code = reply.get("error", {}).get("code", "ok")
+        self.coverage[f"cmd:move_link:{code}"] += 1
+        secret = (reply.get("data") or {}).get("claim")
+        self.note(f"move_link {device.person.name} -> {code}")
+        if secret:
+            await self.use_link(secret, device.person, "move_link")
+
+    async def use_link(self, secret: str, person: Person, what: str) -> None:
+        """Open a one-time link (sometimes twice: the second must fail).  The
+        place it names continues on a new device: the same person, a new
+        token, the old one dead - or, should the room make the link's user
+        someone else (a seat moves, an identity does not), a new person."""
+        assert self.manager is not None
         uses = 2 if self.rng.random() < 0.2 else 1
         for _ in range(uses):
             try:
                 _, player, token, _ = await self.manager.claim(self.code, secret)
             except RoomError as err:
                 self.note(f"claim refused: {err.code}")
+                self.coverage[f"claim:{what}:{err.code}"] += 1
+                # refused for storage: the place may have moved to a token
+                # nobody was given (not a promise broken: nobody was told)
+                person.unsure = person.unsure or err.code == "storage_error"
                 continue
-            assert player.player_id == person.pid
-            person.dead_tokens.append(person.token)
-            person.token = token
-            self.note(f"claim: {person.name} on a new device")
+            self.coverage[f"claim:{what}:ok"] += 1
+            if player.player_id == person.pid:
+                person.dead_tokens.append(person.token)
+                person.token = token
+                self.note(f"claim: {person.name} on a new device")
+            else:
+                person = Person(player.name, player.player_id, token)
+                self.people.append(person)
+                self.note(f"claim: {person.name} takes the seat")
             await self.connect(person)
 
     async def do_dead_token(self) -> None:
