@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from app.games.base import Game
 from app.rooms.delivery import HISTORY_MAX
 from app.rooms.room import Room
+from app.store.records import RoomRecord
 from tests.api.client import cards_in
 from tests.rooms.knowledge import KNOWN, parts, revealed
 
@@ -115,8 +116,12 @@ class Checks:
         for fault, n in sim.storage.seen.items():
             sim.coverage["fault:" + fault] += n
         room = sim.live_room()
-        stored = sim.storage.rooms.get(sim.code)
-        if room is not None and stored != room.members.snapshot():
+        stored = sim.storage.peek_room(sim.code)
+        if (
+            room is not None
+            and not room.closed
+            and people(stored) != people(room.members.snapshot())
+        ):
             raise Broken("promises", "storage healthy for two minutes and the room not stored")
         sim.promises_kept()
 
@@ -177,8 +182,11 @@ class Checks:
         """Every acknowledged action is in the stored log at its position."""
         storage = self.sim.storage
         assert storage is not None
+        logs: dict[int, list[tuple[int | None, dict[str, Any]]]] = {}
         for a in self.sim.acked:
-            log = storage.games[a.game_id].actions
+            log = logs.get(a.game_id)
+            if log is None:
+                log = logs[a.game_id] = storage.peek_actions(a.game_id)
             if a.seq >= len(log) or log[a.seq] != (a.seat, a.action):
                 got = log[a.seq] if a.seq < len(log) else None
                 raise Broken(
@@ -281,6 +289,15 @@ def _leaks(allowed: Counter[str], msg: dict[str, Any]) -> list[str]:
     return found
 
 
+def people(record: RoomRecord | None) -> Any:
+    """What a stored room says of its people, settings and game, as a
+    database gives it back (None: not stored, or closed)."""
+    if record is None or record.closed:
+        return None
+    who = sorted((p.player_id, p.token_hash, p.seat, p.is_bot) for p in record.players)
+    return who, record.host_player_id, record.game, record.settings
+
+
 def _work(room: Room) -> int:
     """Timer firings, retried saves included (they back off: 2 a minute at most)."""
     return sum(room.timers.fired.values())
@@ -293,7 +310,7 @@ def crash_check(sim: Sim, old: Room, new: Room) -> None:
     rebuilt game is the stored log, whole; the series tally is what it was."""
     if old.table.playing and old.table.game_id == new.table.game_id:
         assert sim.storage is not None and old.table.game_id is not None
-        stored = len(sim.storage.games[old.table.game_id].actions)
+        stored = len(sim.storage.peek_actions(old.table.game_id))
         if new.table.seq != stored:
             raise Broken("nothing lost", f"rebuilt at action {new.table.seq}, {stored} stored")
         if stored == old.table.seq:

@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: seeds within which each planted bug must be caught
 SEEDS = 300
+#: wall seconds a seed may take under a mutant (a spin is stopped there)
+WALL = 45
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,13 @@ def run(mutant: Mutant, seeds: int = SEEDS) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory(prefix="sim-mutant-") as tmp:
         scratch = Path(tmp)
         apply(mutant, scratch)
-        env = {**os.environ, "PYTHONPATH": str(scratch), "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(scratch),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "SIM_WALL": str(WALL),
+            "SIM_STORE": "memory",
+        }
         args = [sys.executable, "-m", "tests.sim.run", "--seeds", str(seeds), "--first-failure"]
         done = subprocess.run(
             [*args, "--expect-app", str(scratch / "app")],
@@ -203,7 +211,12 @@ def run(mutant: Mutant, seeds: int = SEEDS) -> tuple[bool, str]:
     out = done.stdout.strip().splitlines()
     if done.returncode == 2:
         raise RuntimeError(f"mutant {mutant.name} did not run: {done.stdout[-2000:]}{done.stderr}")
-    return done.returncode == 1, out[0] if out else done.stderr[-500:]
+    said = out[0] if out else done.stderr[-500:]
+    # caught: a seed failed (anything else - the run itself broken - is not a catch)
+    caught = done.returncode == 1 and said.startswith("seed ")
+    if done.returncode == 1 and not caught:
+        raise RuntimeError(f"mutant {mutant.name}: the simulator itself failed: {said}")
+    return caught, said
 
 
 def main() -> int:

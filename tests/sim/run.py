@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from tests.sim.world import Sim
 STEPS = 80
 #: wall-clock seconds one seed may take (a few hundred ms is usual): past it
 #: the run is stopped and fails naming its seed, whatever the loop is doing
-WALL_LIMIT = float(os.environ.get("SIM_WALL", "60"))
+WALL_LIMIT = float(os.environ.get("SIM_WALL", "180"))
 
 
 class WallLimit(KeyboardInterrupt):
@@ -31,8 +32,13 @@ class WallLimit(KeyboardInterrupt):
     that asyncio lets it out of any task and no `except Exception` keeps it."""
 
 
+#: where the simulated rooms are stored: memory (default) or sqlite (DbRecords)
+STORE = os.environ.get("SIM_STORE", "memory")
+
+
 def replay_command(seed: int) -> str:
-    return f"SIM_SEED={seed} make sim"
+    store = f"SIM_STORE={STORE} " if STORE != "memory" else ""
+    return f"{store}SIM_SEED={seed} make sim"
 
 
 @contextmanager
@@ -49,10 +55,14 @@ def wall_limit(seed: int, seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def run_seed(seed: int, steps: int = STEPS, wall: float = WALL_LIMIT) -> str | None:
+def run_seed(
+    seed: int, steps: int = STEPS, wall: float = WALL_LIMIT, coverage: Counter[str] | None = None
+) -> str | None:
     """None if every check held; else the failure, the command that replays
-    it and the end of the trace."""
-    sim = Sim(seed, steps)
+    it and the end of the trace.  `coverage` (if given) adds the run's counts."""
+    sim = Sim(seed, steps, STORE)
+    if coverage is not None:
+        sim.coverage = coverage
     try:
         with wall_limit(seed, wall):
             sim.run()
@@ -98,7 +108,7 @@ def main() -> int:
         return first_failure(args.first, args.seeds)
     one = os.environ.get("SIM_SEED")
     if one:
-        sim = Sim(int(one), STEPS)
+        sim = Sim(int(one), STEPS, STORE)
         try:
             with wall_limit(int(one), WALL_LIMIT):
                 sim.run()
@@ -107,7 +117,7 @@ def main() -> int:
         print(f"seed {one}: every check held")
         return 0
     t0 = time.monotonic()
-    chunk = 50
+    chunk = max(1, min(50, args.seeds // (2 * args.jobs)))
     starts = range(args.first, args.first + args.seeds, chunk)
     failures: list[str] = []
     done = 0

@@ -23,9 +23,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import looptime
@@ -44,7 +46,7 @@ from app.rooms.tokens import token_hash
 from app.store.timed import TimedRecords
 from tests.rooms.harness import SpyRoom
 from tests.sim.checks import Broken
-from tests.sim.faults import FaultyRecords
+from tests.sim.faults import DbThread, FaultyRecords, StorageDown, postgres_url, sqlite_url
 from tests.sim.promises import ORIGIN, Origin, SimTimers, Watch
 
 #: wall-clock time at which every simulated room starts (any fixed moment)
@@ -65,6 +67,8 @@ HOST_COMMANDS = frozenset(
 #: strong bots' search budgets (playouts), one drawn per run: small, so a
 #: run stays quick, and a number rather than a time, so a seed replays
 PLAYOUTS = (4, 8, 16)
+#: the errors the server may log with their traceback: storage failing
+EXPECTED = (StorageDown, TimeoutError, OSError, RoomError)
 #: loop iterations with the virtual clock standing still that mean a spin
 SPIN = 300_000
 #: how often the server sweeps for idle rooms at that setting
@@ -237,7 +241,7 @@ class Acked:
 
 
 class Sim:
-    def __init__(self, seed: int, steps: int) -> None:
+    def __init__(self, seed: int, steps: int, store: str = "memory") -> None:
         self.seed = seed
         self.steps = steps
         self.rng = random.Random(seed)
@@ -265,6 +269,9 @@ class Sim:
         self.coverage: Counter[str] = Counter()
         self.sweeper: asyncio.Task[None] | None = None
         self.flavor = "evening"
+        #: where the room is stored: "memory", or "sqlite" or "postgres" (DbRecords)
+        self.store = store
+        self.db: DbThread | None = None
         self.thinker: SimThinker | None = None
         #: the event loop's iterations so far, and whether it spun
         self.iterations = 0
@@ -274,6 +281,18 @@ class Sim:
     # ------------------------------------------------------------------ run
 
     def run(self) -> None:
+        with tempfile.TemporaryDirectory(prefix="sim-") as work:
+            if self.store == "sqlite":
+                self.db = DbThread(sqlite_url(Path(work)))
+            elif self.store == "postgres":
+                self.db = DbThread(postgres_url())
+            try:
+                self._run()
+            finally:
+                if self.db is not None:
+                    self.db.close()
+
+    def _run(self) -> None:
         loop = looptime.new_event_loop(start=0.0, noop_cycles=2)
         self._count_iterations(loop)
         into_trace = _IntoTrace(self)
@@ -296,11 +315,17 @@ class Sim:
         code reaching into the loop: one wrapper around its step.)"""
         step = loop._run_once  # type: ignore[attr-defined]
         at = [loop.time(), 0]
+        mark = [loop.time()]
 
         def counted() -> None:
             step()
             self.iterations += 1
             now = loop.time()
+            if self.iterations % SPIN == 0:  # time creeping on by a hair a turn is a spin too
+                if now - mark[0] < 1.0:
+                    self.spun = True
+                    raise Broken("no busy work", f"{SPIN} loop iterations in {now - mark[0]:.3f} s")
+                mark[0] = now
             if now != at[0]:
                 at[0], at[1] = now, 0
                 return
@@ -330,13 +355,14 @@ class Sim:
         loop = asyncio.get_running_loop()
         self.clock = lambda: START + loop.time()
         rng = self.rng
-        self.storage = FaultyRecords(self.clock, random.Random(rng.getrandbits(64)))
+        self.storage = FaultyRecords(self.clock, random.Random(rng.getrandbits(64)), self.db)
         self.storage.on_append = self.watch.on_append
         self.thinker = SimThinker(random.Random(rng.getrandbits(64)), rng.choice(PLAYOUTS))
         # Posso less often: one of its rooms costs as much as ten of the others
         weights = {"bigtwo": 3, "possession": 3, "posso": 1, "possum": 3}
         game_name = rng.choices(list(weights), list(weights.values()))[0]
-        self.flavor = rng.choices(FLAVORS, [80, 10, 10])[0]
+        # (no churn for Posso: its games are long, and a churn run plays many)
+        self.flavor = rng.choices(FLAVORS, [80, 0 if game_name == "posso" else 10, 10])[0]
         if self.flavor == "churn":
             self.steps *= 4
         game = GAMES[game_name]
@@ -365,9 +391,15 @@ class Sim:
             room_now = self.live_room()
             if room_now is not None and room_now.closed:
                 self.note("the room closed")
+                self.coverage["state:closed"] += 1
                 break
             before = checks.before_step()
             await self.step()
+            if self.storage.crash_requested:  # inside a write, its answer not yet come
+                self.storage.crash_requested = False
+                self.coverage["crash:mid-write"] += 1
+                self.note("the process dies in the middle of a write")
+                await self.do_crash()
             checks.after_step(before)
             self.cover()
         await self.calm()
@@ -654,6 +686,7 @@ class Sim:
         seat = self.rng.randrange(-1, n + 1)
         members = room.members
         watchers = [p for p, r in members.players.items() if r.seat is None] or ["nobody"]
+        bots = [i for i, p in enumerate(members.seats) if p and members.players[p].is_bot]
         cmd = self.rng.choice(
             [
                 {"type": "sit", "seat": self.rng.choice([None, seat])},
@@ -666,7 +699,7 @@ class Sim:
                 {"type": "posso_quiet", "hand": self.rng.random() < 0.5},
                 {"type": "posso_quiet", "helpful": self.rng.random() < 0.5},
                 {"type": "posso_quiet"},
-                {"type": "remove_bot", "seat": seat},
+                {"type": "remove_bot", "seat": self.rng.choice(bots) if bots else seat},
                 {"type": "kick", "seat": seat},
                 {"type": "leave"},
                 {"type": "chat", "text": "hello"},
@@ -697,6 +730,11 @@ class Sim:
         code = reply.get("error", {}).get("code", "ok")
         self.coverage[f"cmd:{cmd['type']}:{'ok' if code == 'ok' else 'refused'}"] += 1
         self.note(f"cmd {device.person.name} {cmd} -> {code}")
+        if code == "storage_error" and cmd["type"] == "set_settings":
+            for key in cmd["settings"]:  # this or the last value: either may be stored
+                self.acked_settings.pop(key, None)
+        if code == "storage_error" and cmd["type"] == "set_game":
+            self.acked_game = None
         if code == "storage_error" and cmd["type"] in ("leave", "kick"):
             # done in the room, maybe, and never acknowledged: no promise either way
             out = device.person.pid if cmd["type"] == "leave" else target_pid
@@ -864,11 +902,9 @@ class Sim:
         told - the room's own belief (a save pending) excuses nothing: a
         change it could not store is not acknowledged (Room.handle)."""
         assert self.storage is not None
-        stored = self.storage.rooms.get(self.code)
-        if stored is None:
-            raise Broken("promises", "the room is not stored at all")
-        if stored.closed:
-            return  # everyone's out: nothing left to keep
+        stored = self.storage.peek_room(self.code)
+        if stored is None or stored.closed:
+            return  # closed (a database shows only open rooms): nothing left to keep
         hashes = {p.token_hash for p in stored.players}
         for person in self.people:
             if token_hash(person.token) not in hashes and not (person.gone or person.unsure):
@@ -900,6 +936,11 @@ class _IntoTrace(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.sim.logged += 1
+        failed = record.exc_info[1] if record.exc_info else None
+        if failed is not None and not isinstance(failed, EXPECTED):
+            # the server caught something it did not expect: a bug, whatever it was
+            what = f"{record.getMessage()}: {failed!r}"
+            self.sim.watch.fail("no crash", f"the server logged an unexpected error: {what}")
         self.sim.note(f"LOG {record.levelname} {record.name}: {record.getMessage()}")
 
 
