@@ -98,6 +98,11 @@ class SimRoom(SpyRoom):
         self.timers = SimTimers(self.sim, self, self._locked, self.clock)
         self.sim.watch.born(self)
 
+    async def close(self) -> None:
+        self.sim.closed = True
+        self.sim.coverage["state:closed"] += 1
+        await super().close()
+
     def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
         states = (self.spy_last, self.state)
         v = self.delivery.v
@@ -269,6 +274,8 @@ class Sim:
         self.coverage: Counter[str] = Counter()
         self.sweeper: asyncio.Task[None] | None = None
         self.flavor = "evening"
+        #: the room closed (its last person left, or it sat idle for days)
+        self.closed = False
         #: where the room is stored: "memory", or "sqlite" or "postgres" (DbRecords)
         self.store = store
         self.db: DbThread | None = None
@@ -389,9 +396,8 @@ class Sim:
         for step in range(1, self.steps + 1):
             self.step_no = step
             room_now = self.live_room()
-            if room_now is not None and room_now.closed:
+            if (room_now is not None and room_now.closed) or self.closed:
                 self.note("the room closed")
-                self.coverage["state:closed"] += 1
                 break
             before = checks.before_step()
             await self.step()
@@ -781,6 +787,7 @@ class Sim:
         reply = await self.send(device, "cmd", {"type": "seat_link", "seat": seat})
         secret = (reply.get("data") or {}).get("claim")
         self.note(f"seat_link {device.person.name} seat {seat} -> {bool(secret)}")
+        self.coverage[f"cmd:seat_link:{'ok' if secret else 'refused'}"] += 1
         if not secret:
             return
         person = next(p for p in self.people if p.pid == room.members.seats[seat])
