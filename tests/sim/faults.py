@@ -27,6 +27,7 @@ import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable, Coroutine
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,9 +37,22 @@ T = TypeVar("T")
 
 
 class DbThread:
-    """`DbRecords` on an event loop of its own, in its own thread."""
+    """`DbRecords` on an event loop of its own, in its own thread.  The times
+    it stamps rows with (an action's time, from which a rebuilt room resumes
+    its waits) are the simulation's: `app.db.models.utcnow` reads the clock
+    through its module's `datetime`, which is replaced for the run, as a test
+    may, and put back at the end."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, clock: Callable[[], float]) -> None:
+        import app.db.models as models
+
+        class SimDatetime(datetime):
+            @classmethod
+            def now(cls, tz: tzinfo | None = None) -> SimDatetime:
+                return cls.fromtimestamp(clock(), tz)
+
+        self._datetime = models.datetime
+        models.datetime = SimDatetime  # type: ignore[misc]
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -63,6 +77,9 @@ class DbThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=10)
         self.loop.close()
+        import app.db.models as models
+
+        models.datetime = self._datetime  # type: ignore[misc]
 
 
 _TEMPLATE: dict[str, Path] = {}

@@ -290,14 +290,17 @@ class Sim:
     def run(self) -> None:
         with tempfile.TemporaryDirectory(prefix="sim-") as work:
             if self.store == "sqlite":
-                self.db = DbThread(sqlite_url(Path(work)))
+                self.db = DbThread(sqlite_url(Path(work)), self._clock)
             elif self.store == "postgres":
-                self.db = DbThread(postgres_url())
+                self.db = DbThread(postgres_url(), self._clock)
             try:
                 self._run()
             finally:
                 if self.db is not None:
                     self.db.close()
+
+    def _clock(self) -> float:
+        return self.clock()
 
     def _run(self) -> None:
         loop = looptime.new_event_loop(start=0.0, noop_cycles=2)
