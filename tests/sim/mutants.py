@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: seeds within which each planted bug must be caught
 SEEDS = 300
-#: wall seconds a seed may take under a mutant (a spin is stopped there)
-WALL = 45
+#: CPU seconds a seed may take under a mutant (a spin is stopped there)
+WALL = 30
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ MUTANTS: list[Mutant] = [
         "the seat order of people who left is never pruned",
         "app/rooms/membership.py",
         "            self.seated_at.pop(p.player_id, None)\n",
-        "",
+        "            pass\n",
     ),
     Mutant(
         "posso_switches_kept",

@@ -59,7 +59,7 @@ IDLE_CLOSE = 3 * 24 * 3600.0
 #: room; days of absence, so the room closes as idle
 FLAVORS = ("evening", "churn", "days")
 #: how many people may pass through a room in a churn run (others: 8)
-CHURN_PEOPLE = 300
+CHURN_PEOPLE = 200
 #: the commands only the host may give (sent from the host's device half the time)
 HOST_COMMANDS = frozenset(
     {"start", "add_bot", "remove_bot", "kick", "set_game", "set_settings", "make_host"}
@@ -374,7 +374,7 @@ class Sim:
         # (no churn for Posso: its games are long, and a churn run plays many)
         self.flavor = rng.choices(FLAVORS, [80, 0 if game_name == "posso" else 10, 10])[0]
         if self.flavor == "churn":
-            self.steps *= 4
+            self.steps *= 3
         game = GAMES[game_name]
         options = rng.choice(OPTIONS[game_name])
         settings = {
@@ -480,7 +480,7 @@ class Sim:
             ("leave", 1),
         ]
         if self.flavor == "churn":  # people keep coming and going
-            kinds += [("join", 14), ("leave", 8), ("wait_hours", 1)]
+            kinds += [("join", 12), ("leave", 10), ("wait_hours", 1)]
         if self.flavor == "days":  # everyone goes, for days: the room closes
             kinds += [("all_away", 2), ("wait_days", 2)]
         names, weights = zip(*kinds, strict=True)
