@@ -29,7 +29,7 @@ import orjson
 
 from app.bots import DEFAULT_LEVEL
 from app.games.base import Event
-from app.rooms.connection import Connection
+from app.rooms.connection import MAX_QUEUE, Connection
 from app.rooms.membership import Membership
 from app.rooms.quiet import QuietPosso
 from app.rooms.settings import RoomSettings, host_grace
@@ -38,6 +38,8 @@ from app.store.records import PlayerRecord
 
 #: event-bearing changes kept for clients resuming with `since`
 HISTORY_MAX = 256
+#: event frames replayed to one socket at most: half of what it may queue
+REPLAY_MAX = MAX_QUEUE // 2
 
 Frame = str
 _dumps = orjson.dumps
@@ -97,11 +99,18 @@ class Delivery:
             since = resume.v
         if since is not None and self.history_floor <= since <= self.v:
             seat = self.table.game_seat.get(conn.player_id)
-            for v, frames in self.history:
-                if v > since:
-                    for to, frame in frames:
-                        if to is None or to == seat:
-                            conn.push(frame)
+            missed = [
+                frame
+                for v, frames in self.history
+                if v > since
+                for to, frame in frames
+                if to is None or to == seat
+            ]
+            # more than a socket may queue would drop it at once (and again at
+            # every reconnect): like a resume older than the history, it gets
+            # its view alone
+            if len(missed) <= REPLAY_MAX:
+                conn.push_all(missed)
         return len(conns) == 1
 
     def remove(self, conn: Connection) -> bool:

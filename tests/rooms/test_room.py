@@ -393,3 +393,20 @@ async def test_a_finished_games_result_keeps_the_names_its_players_had() -> None
     assert room.members.seats[2] is None
     assert room.room_public()["result_names"] == before
     await room.shutdown()
+
+
+async def test_a_new_tab_in_a_long_game_is_not_dropped_for_its_story() -> None:
+    """The simulator's seed 217: a tab opened late in a long game was sent the
+    game's whole story at once, more than a socket may queue, and was dropped
+    as too slow (and again at every reconnect).  Now it gets its view alone."""
+    recorder = Recorder()
+    room = new_room(TINY, options={"bidding": False})
+    ann, _bob = await seat_people(room, 2, recorder)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    for i in range(HISTORY_MAX):  # a long evening's chat, every line kept for resuming
+        room.change([{"type": "chat", "to": None, "seat": 0, "name": "P0", "text": f"{i}"}] * 3)
+    await settle()
+    late = await attach(room, room.players[ann.player_id], recorder)
+    await settle()
+    assert not late.dead and late.latest_view is not None
+    await room.shutdown()

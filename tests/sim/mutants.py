@@ -95,8 +95,8 @@ MUTANTS: list[Mutant] = [
         "hidden cards",
         "a resume sends every seat's private events",
         "app/rooms/delivery.py",
-        "                        if to is None or to == seat:",
-        "                        if to is None or to == seat or True:",
+        "                if to is None or to == seat\n",
+        "                if to is None or to == seat or True\n",
     ),
     Mutant(
         "change_sends_all_seats",

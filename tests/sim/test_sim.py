@@ -28,6 +28,7 @@ REGRESSIONS = {
     14: "a kick acknowledged while storage was away was lost in a crash: saves now retry",
     15: "a leave acknowledged while storage refused the save came back after a crash",
     34: "a host role handed to someone away was never passed on: no presence wait was set",
+    217: "a tab opened late in a long game was sent more history than a socket may queue: dropped",
     64: "a leave acknowledged while storage was away was lost in a crash",
     80: "a new game's presence wait was taken for the last game's, already fired",
     82: "a join while storage was away raised instead of answering storage_error",

@@ -172,9 +172,14 @@ class SimConnection(Connection):
 
     def __init__(self, sim: Sim, device: Device) -> None:
         self.sock = SimSocket()
-        super().__init__(self.sock.send_text, self.sock.close)
+        super().__init__(self.sock.send_text, self.sock.close, on_dead=self._dropped)
         self.sim = sim
         self.device = device
+
+    def _dropped(self) -> None:
+        """The socket died (closed, or too far behind): as the socket route
+        does, its handler leaves the room (`Sim.reap`, before the next step)."""
+        self.sim.dropped.append(self.device)
 
     def push_all(self, frames: Any) -> None:
         room = self.sim.live_room()
@@ -274,6 +279,8 @@ class Sim:
         self.coverage: Counter[str] = Counter()
         self.sweeper: asyncio.Task[None] | None = None
         self.flavor = "evening"
+        #: devices whose socket died since the last step
+        self.dropped: list[Device] = []
         #: the room closed (its last person left, or it sat idle for days)
         self.closed = False
         #: where the room is stored: "memory", or "sqlite" or "postgres" (DbRecords)
@@ -398,6 +405,7 @@ class Sim:
             await self.join(spectator=False)
         for step in range(1, self.steps + 1):
             self.step_no = step
+            await self.reap()
             room_now = self.live_room()
             if (room_now is not None and room_now.closed) or self.closed:
                 self.note("the room closed")
@@ -492,7 +500,19 @@ class Sim:
         pending must settle."""
         assert self.storage is not None
         self.storage.healthy()
-        await asyncio.sleep(120)
+        await asyncio.sleep(60)
+        await self.reap()
+        await asyncio.sleep(60)
+
+    async def reap(self) -> None:
+        """Sockets that died leave the room, as their handler would."""
+        dropped, self.dropped = self.dropped, []
+        for device in dropped:
+            if device in device.person.devices:
+                await self.close_device(device)
+                closed = device.conn.sock.closed if device.conn is not None else None
+                self.note(f"the socket of {device.person.name} dropped: {closed}")
+                self.coverage["state:socket dropped"] += 1
 
     async def do_wait(self) -> None:
         dt = self.rng.uniform(0.05, 3.0)
