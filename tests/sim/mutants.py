@@ -44,6 +44,8 @@ class Mutant:
     path: str
     old: str
     new: str
+    #: further edits of the same bug: (path, old, new)
+    more: tuple[tuple[str, str, str], ...] = ()
 
 
 MUTANTS: list[Mutant] = [
@@ -118,10 +120,18 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "rearm_at_same_instant",
         "no busy work",
-        "a wait set again for the moment it fired at fires again at once: virtual time stops",
+        "a save retried at the instant it failed, with no floor on re-arming a wait at "
+        "the moment it fired: virtual time stops while storage is away",
         "app/rooms/timers.py",
         "deadline = max(deadline, self.clock() + REARM_FLOOR)",
         "deadline = max(deadline, self.clock())",
+        more=(
+            (
+                "app/rooms/room.py",
+                '"save", "save", self.clock() + delay,',
+                '"save", "save", self.clock() + 0 * delay,',
+            ),
+        ),
     ),
     Mutant(
         "timeout_retried_at_once",
@@ -180,11 +190,12 @@ def apply(mutant: Mutant, scratch: Path) -> None:
     """app/ copied to `scratch` with `mutant` applied there, and tests/ beside it."""
     shutil.copytree(ROOT / "app", scratch / "app", ignore=shutil.ignore_patterns("__pycache__"))
     (scratch / "tests").symlink_to(ROOT / "tests")
-    target = scratch / mutant.path
-    text = target.read_text()
-    if text.count(mutant.old) != 1:
-        raise ValueError(f"mutant {mutant.name}: its text is not once in {mutant.path}")
-    target.write_text(text.replace(mutant.old, mutant.new))
+    for path, old, new in ((mutant.path, mutant.old, mutant.new), *mutant.more):
+        target = scratch / path
+        text = target.read_text()
+        if text.count(old) != 1:
+            raise ValueError(f"mutant {mutant.name}: its text is not once in {path}")
+        target.write_text(text.replace(old, new))
 
 
 def run(mutant: Mutant, seeds: int = SEEDS) -> tuple[bool, str]:
