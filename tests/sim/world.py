@@ -98,6 +98,11 @@ class SimRoom(SpyRoom):
         self.timers = SimTimers(self.sim, self, self._locked, self.clock)
         self.sim.watch.born(self)
 
+    async def restore_game(self, rec: Any) -> None:
+        """A rebuilt game: its first change's "before" is the state restored."""
+        await super().restore_game(rec)
+        self.spy_last = self.state
+
     async def close(self) -> None:
         self.sim.closed = True
         self.sim.coverage["state:closed"] += 1
