@@ -91,6 +91,25 @@ MUTANTS: list[Mutant] = [
         "if table.playing and self.settings.auto_bot:",
         "if table.playing and self.settings.auto_bot and not table.playing:",
     ),
+    # ---- what was promised
+    Mutant(
+        "unstored_change_acknowledged",
+        "promises",
+        "a leave, kick or setting storage refused is acknowledged all the same, "
+        "and a crash loses it",
+        "app/rooms/room.py",
+        "if not self.stored and self.members.snapshot() != people:",
+        "if not self.stored and self.members.snapshot() != people and not people:",
+    ),
+    Mutant(
+        "leave_never_written",
+        "promises",
+        "a leave that is never written",
+        "app/rooms/room.py",
+        "            await self.close()\n            return\n        await self.save()\n",
+        "            await self.close()\n            return\n"
+        "        self._saved = self.members.snapshot()\n",  # it believes it saved
+    ),
     # ---- where cards go
     Mutant(
         "resume_sends_all_seats",
