@@ -110,6 +110,14 @@ MUTANTS: list[Mutant] = [
         "            await self.close()\n            return\n"
         "        self._saved = self.members.snapshot()\n",  # it believes it saved
     ),
+    Mutant(
+        "failed_move_acknowledged",
+        "nothing lost",
+        "a move whose write failed is played and acknowledged all the same",
+        "app/rooms/table.py",
+        "            if not await self._landed(seat, action, state, events):",
+        "            if not await self._landed(seat, action, state, events) and False:",
+    ),
     # ---- where cards go
     Mutant(
         "resume_sends_all_seats",
