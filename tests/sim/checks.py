@@ -291,10 +291,13 @@ def _leaks(allowed: Counter[str], msg: dict[str, Any]) -> list[str]:
 
 def people(record: RoomRecord | None) -> Any:
     """What a stored room says of its people, settings and game, as a
-    database gives it back (None: not stored, or closed)."""
+    database gives it back (None: not stored, or closed).  Not their seats:
+    during a game a rebuilt room seats people as its game record says, and
+    stores that with its next change; nor bots, which a rebuild adds back
+    from the game record the same way."""
     if record is None or record.closed:
         return None
-    who = sorted((p.player_id, p.token_hash, p.seat, p.is_bot) for p in record.players)
+    who = sorted((p.player_id, p.token_hash) for p in record.players if not p.is_bot)
     return who, record.host_player_id, record.game, record.settings
 
 
