@@ -818,7 +818,10 @@ class Sim:
         self.coverage[f"cmd:seat_link:{'ok' if secret else 'refused'}"] += 1
         if not secret:
             return
-        person = next(p for p in self.people if p.pid == room.members.seats[seat])
+        person = next((p for p in self.people if p.pid == room.members.seats[seat]), None)
+        if person is None:  # the seat changed hands meanwhile (a crash's rebuild)
+            self.note(f"seat {seat}'s link is for nobody the simulator knows")
+            return
         await self.use_link(secret, person, "seat_link")
 
     async def do_move_link(self) -> None:
