@@ -327,9 +327,14 @@ class Room:
                 hashed=token_hash,
                 grace=self.settings.disconnect_grace,
             )
+            host_before = members.host
             if host or members.host is None:
                 members.host = player.player_id
             await self.save()
+            if not self.stored:  # a join is acknowledged only once it is stored
+                members.forget(player)
+                members.host = host_before
+                raise RoomError("storage_error", "the room cannot take anyone just now; try again")
             self._schedule_presence()
             self.change([room_event("joined", seat=seat, name=name)])
             return player, token
@@ -373,6 +378,8 @@ class Room:
                 by=None if claim.own else maker,
                 hashed=token_hash,
             )
+            if not self.stored:  # the new token would not outlive a crash: not handed out
+                raise RoomError("storage_error", "the link could not be used just now; ask again")
             return person, token, claim.own
 
     async def release_person(self, guest_id: str) -> int:
@@ -496,7 +503,12 @@ class Room:
                 if kind == "action":
                     await self.play(self._action_seat(player, payload), payload)
                 else:
+                    people = self.members.snapshot()
                     data = await run_command(self, conn, player, payload)
+                    if not self.stored and self.members.snapshot() != people:
+                        # done here, and stored as soon as storage takes it: but
+                        # a crash before then would lose it, so it is not acknowledged
+                        raise RoomError("storage_error", "not saved yet; it is retried")
             except (RoomError, IllegalAction) as err:
                 refused = err.code
                 conn.push(self.error_frame(msg_id, err))

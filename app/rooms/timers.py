@@ -80,7 +80,9 @@ class Backoff:
     failures: int = 0
 
     def next(self, rng: random.Random) -> float:
-        ceiling = min(self.cap, self.first * 2.0**self.failures)
+        # the exponent stops growing past the cap: 2.0**1024 overflows, and a
+        # database away for a night fails a retry that often
+        ceiling = min(self.cap, self.first * 2.0 ** min(self.failures, 64))
         self.failures += 1
         return rng.uniform(ceiling / 2, ceiling)
 

@@ -41,9 +41,9 @@ class Spy(MemoryRecords):
         self.writes.append(f"claim_room {code}")
         return await super().claim_room(code, epoch)
 
-    async def save_room(self, room: Any) -> None:
+    async def save_room(self, room: Any, epoch: int = 0) -> None:
         self.writes.append(f"save_room {room.code}")
-        await super().save_room(room)
+        await super().save_room(room, epoch)
 
 
 def _app(**limits: int) -> TestClient:

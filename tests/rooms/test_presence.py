@@ -45,6 +45,21 @@ async def test_the_host_role_passes_to_the_connected_player_seated_longest() -> 
     await room.shutdown()
 
 
+async def test_a_host_role_handed_to_someone_away_passes_on_after_the_grace() -> None:
+    """The simulator's seed 34: the wait that passes the role on was set for
+    the last host only, so a role handed to someone away stayed with them."""
+    room = new_room(TINY, settings={"disconnect_grace": GRACE})
+    ann, bob = await seat_people(room, 2)
+    await room.disconnect(bob)
+    await asyncio.sleep(GRACE * 3)
+    await room.handle(ann, 1, "cmd", {"type": "make_host", "seat": 1})
+    assert room.members.host == bob.player_id
+    await asyncio.sleep(GRACE * 3)
+    await settle()
+    assert room.members.host == ann.player_id
+    await room.shutdown()
+
+
 async def test_a_host_gone_with_nobody_here_hands_over_to_the_next_who_comes() -> None:
     room = new_room(TINY, settings={"disconnect_grace": GRACE})
     ann, bob = await seat_people(room, 2)

@@ -11,6 +11,7 @@ import pytest
 
 from app.games import GAMES
 from app.rooms.delivery import Resume
+from app.rooms.errors import RoomError
 from app.rooms.ratelimit import TokenBucket
 from app.rooms.room import HISTORY_MAX, Room
 from app.store.records import MemoryRecords, RoomRecord
@@ -96,12 +97,19 @@ async def test_a_save_that_would_change_nothing_is_skipped_and_a_failed_one_is_r
     assert replies(conns[0], 2)[0]["ok"] is True and room.status == "playing"
     assert records.saves == saved
     records.down = True
-    spectator, _ = await room.join("Watcher", spectator=True)  # the save fails (logged)
+    with pytest.raises(RoomError) as refused:  # a join that cannot be stored is undone
+        await room.join("Watcher", spectator=True)
+    assert refused.value.code == "storage_error"
+    assert "Watcher" not in {p.name for p in room.players.values()}
+    # a leave is done at once, but not acknowledged until it is stored
+    leaver = conns[1].player_id
+    await room.handle(conns[1], 3, "cmd", {"type": "leave"})
+    assert replies(conns[1], 3)[0]["error"]["code"] == "storage_error"
     records.down = False
     await room.save()  # the next save carries the change that was not stored
     assert records.saves == saved + 1
     (stored, _game), *_ = [x for x in await records.live_rooms() if x[0].code == room.code]
-    assert spectator.player_id in {p.player_id for p in stored.players}
+    assert [p.is_bot for p in stored.players if p.player_id == leaver] == [True]
     await room.shutdown()
 
 
@@ -384,4 +392,21 @@ async def test_a_finished_games_result_keeps_the_names_its_players_had() -> None
     await room.handle(conn, 4, "cmd", {"type": "remove_bot", "seat": 2})
     assert room.members.seats[2] is None
     assert room.room_public()["result_names"] == before
+    await room.shutdown()
+
+
+async def test_a_new_tab_in_a_long_game_is_not_dropped_for_its_story() -> None:
+    """The simulator's seed 217: a tab opened late in a long game was sent the
+    game's whole story at once, more than a socket may queue, and was dropped
+    as too slow (and again at every reconnect).  Now it gets its view alone."""
+    recorder = Recorder()
+    room = new_room(TINY, options={"bidding": False})
+    ann, _bob = await seat_people(room, 2, recorder)
+    await room.handle(ann, 1, "cmd", {"type": "start"})
+    for i in range(HISTORY_MAX):  # a long evening's chat, every line kept for resuming
+        room.change([{"type": "chat", "to": None, "seat": 0, "name": "P0", "text": f"{i}"}] * 3)
+    await settle()
+    late = await attach(room, room.players[ann.player_id], recorder)
+    await settle()
+    assert not late.dead and late.latest_view is not None
     await room.shutdown()

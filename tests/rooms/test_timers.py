@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 
-from app.rooms.timers import Timer, Timers
+from app.rooms.timers import Backoff, Timer, Timers
 
 
 class Room:
@@ -121,3 +122,12 @@ async def test_dropped_waits_leave_nothing_for_the_collector(collector_off: None
     # before waits were timer handles, each dropped wait left a cancelled task
     # in a cycle: about 17 objects apiece, 5,000 here
     assert found < 20, f"{found} objects freed only by the collector"
+
+
+def test_a_backoff_failing_all_night_stays_at_its_cap() -> None:
+    """The simulator's planted-bug run found it: 2.0**1024 overflowed, the save
+    retry's timer failed, and the room stopped retrying its save."""
+    backoff = Backoff(first=0.5, cap=30.0)
+    rng = random.Random(1)
+    delays = [backoff.next(rng) for _ in range(3000)]
+    assert all(15.0 <= d <= 30.0 for d in delays[10:])

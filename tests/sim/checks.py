@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from app.games.base import Game
 from app.rooms.delivery import HISTORY_MAX
 from app.rooms.room import Room
+from app.store.records import RoomRecord
 from tests.api.client import cards_in
 from tests.rooms.knowledge import KNOWN, parts, revealed
 
@@ -27,6 +28,14 @@ if TYPE_CHECKING:
 FIRINGS_FREE = 20
 FIRINGS_PER_MOVE = 3
 FIRINGS_PER_MINUTE = 12
+#: log lines and event-loop iterations in one step: free, per move or frame,
+#: per simulated minute (a retry under an outage logs once and backs off)
+LOGS_FREE = 40
+LOGS_PER_MOVE = 2
+LOGS_PER_MINUTE = 12
+LOOP_FREE = 3000
+LOOP_PER_MOVE = 40
+LOOP_PER_MINUTE = 600
 #: no wait of a room lies further ahead than this (longest timer + backoff cap)
 FURTHEST_WAIT = 3600.0
 
@@ -46,6 +55,10 @@ class Before:
     at: float
     frames: int
     idle: bool
+    saves: int = 0
+    logged: int = 0
+    iterations: int = 0
+    moves: int = 0
 
 
 class Checks:
@@ -58,8 +71,12 @@ class Checks:
 
     def before_step(self) -> Before:
         room = self.sim.live_room()
+        sim = self.sim
         if room is None:
-            return Before(None, 0, 0, None, self.sim.clock(), len(self.sim.frames), False)
+            return Before(
+                None, 0, 0, None, sim.clock(), len(sim.frames), False, 0, sim.logged,
+                sim.iterations, sim.watch.moves,
+            )  # fmt: skip
         return Before(
             room,
             _work(room),
@@ -68,9 +85,15 @@ class Checks:
             self.sim.clock(),
             len(self.sim.frames),
             idle=not room.delivery.conns and not room.table.playing,
+            saves=room.timers.fired["save"],
+            logged=sim.logged,
+            iterations=sim.iterations,
+            moves=sim.watch.moves,
         )
 
     def after_step(self, before: Before) -> None:
+        if self.sim.watch.violation is not None:
+            raise self.sim.watch.violation
         room = self.sim.live_room()
         self.hidden_cards(before.frames)
         self.nothing_lost()
@@ -84,18 +107,43 @@ class Checks:
         self.sim.watch.deadlines(room)
 
     def at_end(self) -> None:
+        """After the calm: every check once more, and what is pending settled -
+        storage has been healthy for two minutes, so the room's people are
+        stored as they are, and storage holds everything acknowledged."""
         self.after_step(self.before_step())
+        sim = self.sim
+        assert sim.storage is not None
+        for fault, n in sim.storage.seen.items():
+            sim.coverage["fault:" + fault] += n
+        room = sim.live_room()
+        stored = sim.storage.peek_room(sim.code)
+        if (
+            room is not None
+            and not room.closed
+            and people(stored) != people(room.members.snapshot())
+        ):
+            raise Broken("promises", "storage healthy for two minutes and the room not stored")
+        sim.promises_kept()
 
     # --------------------------------------------------------------- checks
 
     def no_busy_work(self, before: Before, room: Room) -> None:
-        """Timer firings are bounded by a small constant plus the moves made;
-        a room nobody is in, with no game in play, does nothing at all and has
-        no wait pending."""
+        """Timer firings (retried saves included), log lines and the event
+        loop's iterations are bounded by a small constant plus the moves made
+        and frames sent plus a rate per simulated minute; a room nobody is in,
+        with no game in play, does nothing at all and has no wait pending."""
+        sim = self.sim
+        minutes = (sim.clock() - before.at) / 60
+        work = len(sim.frames) - before.frames + sim.watch.moves - before.moves
+        logged = sim.logged - before.logged
+        if logged > LOGS_FREE + LOGS_PER_MOVE * work + LOGS_PER_MINUTE * minutes:
+            raise Broken("no busy work", f"{logged} log lines in {minutes:.1f} min")
+        turns = sim.iterations - before.iterations
+        if turns > LOOP_FREE + LOOP_PER_MOVE * work + LOOP_PER_MINUTE * minutes:
+            raise Broken("no busy work", f"{turns} loop iterations in {minutes:.1f} min")
         if before.room is room:
             fired = _work(room) - before.fired
             moves = room.table.seq - before.seq if room.table.game_id == before.game_id else 50
-            minutes = (self.sim.clock() - before.at) / 60
             allowed = FIRINGS_FREE + FIRINGS_PER_MOVE * max(moves, 0) + FIRINGS_PER_MINUTE * minutes
             if fired > allowed:
                 raise Broken(
@@ -103,8 +151,10 @@ class Checks:
                     f"{fired} timer firings in {minutes:.1f} min with {moves} moves",
                 )
             idle_now = not room.delivery.conns and not room.table.playing
-            if before.idle and idle_now and fired:
-                raise Broken("no busy work", f"an empty room between games fired {fired} waits")
+            # storage being away explains retried saves
+            waits = fired - (room.timers.fired["save"] - before.saves)
+            if before.idle and idle_now and waits:
+                raise Broken("no busy work", f"an empty room between games fired {waits} waits")
         if not room.delivery.conns and not room.table.playing:
             pending = [s for s in room.timers.slots("") if s != "save"]  # storage away
             if pending:
@@ -132,8 +182,11 @@ class Checks:
         """Every acknowledged action is in the stored log at its position."""
         storage = self.sim.storage
         assert storage is not None
+        logs: dict[int, list[tuple[int | None, dict[str, Any]]]] = {}
         for a in self.sim.acked:
-            log = storage.games[a.game_id].actions
+            log = logs.get(a.game_id)
+            if log is None:
+                log = logs[a.game_id] = storage.peek_actions(a.game_id)
             if a.seq >= len(log) or log[a.seq] != (a.seat, a.action):
                 got = log[a.seq] if a.seq < len(log) else None
                 raise Broken(
@@ -208,6 +261,10 @@ class Checks:
             "names": (len(members.names), len(members.players) + len(members.record.tally)),
             "claims": (len(members.claims), len(members.players)),
             "away": (len(set(members.away_since) - set(members.players)), 0),
+            "seat order": (len(set(members.seated_at) - set(members.seats)), 0),
+            "chat allowances": (len(set(members.chatter) - set(members.players)), 0),
+            # (a test reading the switches' own map: QuietPosso shows no count)
+            "posso switches": (len(set(room.quiet._prefs) - set(members.players)), 0),
             "waits": (len(room.timers.slots("")), len(members.seats) + 4),
         }
         for what, (size, cap) in checks.items():
@@ -232,9 +289,21 @@ def _leaks(allowed: Counter[str], msg: dict[str, Any]) -> list[str]:
     return found
 
 
+def people(record: RoomRecord | None) -> Any:
+    """What a stored room says of its people, settings and game, as a
+    database gives it back (None: not stored, or closed).  Not their seats:
+    during a game a rebuilt room seats people as its game record says, and
+    stores that with its next change; nor bots, which a rebuild adds back
+    from the game record the same way."""
+    if record is None or record.closed:
+        return None
+    who = sorted((p.player_id, p.token_hash) for p in record.players if not p.is_bot)
+    return who, record.host_player_id, record.game, record.settings
+
+
 def _work(room: Room) -> int:
-    """Timer firings but the room's retried saves (which storage being away explains)."""
-    return sum(room.timers.fired.values()) - room.timers.fired["save"]
+    """Timer firings, retried saves included (they back off: 2 a minute at most)."""
+    return sum(room.timers.fired.values())
 
 
 def crash_check(sim: Sim, old: Room, new: Room) -> None:
@@ -244,7 +313,7 @@ def crash_check(sim: Sim, old: Room, new: Room) -> None:
     rebuilt game is the stored log, whole; the series tally is what it was."""
     if old.table.playing and old.table.game_id == new.table.game_id:
         assert sim.storage is not None and old.table.game_id is not None
-        stored = len(sim.storage.games[old.table.game_id].actions)
+        stored = len(sim.storage.peek_actions(old.table.game_id))
         if new.table.seq != stored:
             raise Broken("nothing lost", f"rebuilt at action {new.table.seq}, {stored} stored")
         if stored == old.table.seq:

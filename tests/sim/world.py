@@ -23,19 +23,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import looptime
 import orjson
 
 from app.bots import bot_for
+from app.bots.thinking import InlineThinker, Job
 from app.games import GAMES
 from app.games.base import Game
 from app.rooms.connection import Connection
-from app.rooms.delivery import Resume
+from app.rooms.delivery import HISTORY_MAX, Resume
 from app.rooms.errors import RoomError
 from app.rooms.manager import IDLE_SWEEP_EVERY, RoomManager, SocketTarget
 from app.rooms.room import Room
@@ -43,7 +46,7 @@ from app.rooms.tokens import token_hash
 from app.store.timed import TimedRecords
 from tests.rooms.harness import SpyRoom
 from tests.sim.checks import Broken
-from tests.sim.faults import FaultyRecords
+from tests.sim.faults import DbThread, FaultyRecords, StorageDown, postgres_url, sqlite_url
 from tests.sim.promises import ORIGIN, Origin, SimTimers, Watch
 
 #: wall-clock time at which every simulated room starts (any fixed moment)
@@ -52,6 +55,22 @@ START = 1_900_000_000.0
 DEADLINE = 10.0
 #: the server's idle close, as configured by default (three days)
 IDLE_CLOSE = 3 * 24 * 3600.0
+#: kinds of run: an evening's play; hundreds of people passing through one
+#: room; days of absence, so the room closes as idle
+FLAVORS = ("evening", "churn", "days")
+#: how many people may pass through a room in a churn run (others: 8)
+CHURN_PEOPLE = 200
+#: the commands only the host may give (sent from the host's device half the time)
+HOST_COMMANDS = frozenset(
+    {"start", "add_bot", "remove_bot", "kick", "set_game", "set_settings", "make_host"}
+)
+#: strong bots' search budgets (playouts), one drawn per run: small, so a
+#: run stays quick, and a number rather than a time, so a seed replays
+PLAYOUTS = (4, 8, 16)
+#: the errors the server may log with their traceback: storage failing
+EXPECTED = (StorageDown, TimeoutError, OSError, RoomError)
+#: loop iterations with the virtual clock standing still that mean a spin
+SPIN = 300_000
 #: how often the server sweeps for idle rooms at that setting
 SWEEP_EVERY = min(IDLE_SWEEP_EVERY, IDLE_CLOSE / 4)
 
@@ -74,12 +93,60 @@ class SimRoom(SpyRoom):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.timers = SimTimers(self.sim, self._locked, self.clock)
+        #: each event frame in the history: the game states it was made between
+        self.made: dict[str, tuple[Any, Any]] = {}
+        self.timers = SimTimers(self.sim, self, self._locked, self.clock)
+        # the room's parts that wait through its timers wait through these
+        self.bots.timers = self.saver.timers = self.timers
         self.sim.watch.born(self)
 
+    async def restore_game(self, rec: Any) -> None:
+        """A rebuilt game: its first change's "before" is the state restored."""
+        await super().restore_game(rec)
+        self.spy_last = self.state
+
+    async def close(self) -> None:
+        self.sim.closed = True
+        self.sim.coverage["state:closed"] += 1
+        await super().close()
+
     def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
+        states = (self.spy_last, self.state)
+        v = self.delivery.v
         super().change(events, with_view=with_view, room_changed=room_changed)
+        history = self.delivery.history
+        if history and history[-1][0] == self.delivery.v != v:
+            # each event kept for resuming, with the states it was made from:
+            # a resume is judged against them, for the seat its socket holds then
+            if len(self.made) > 2 * HISTORY_MAX:
+                kept = {frame for _, frames in history for _, frame in frames}
+                self.made = {k: x for k, x in self.made.items() if k in kept}
+            for _, frame in history[-1][1]:
+                self.made[frame] = states
         self.sim.watch.observe(self)
+
+
+class SimThinker(InlineThinker):
+    """Strong bots think at once, with a search budget in playouts (so a seed
+    replays), and now and then their thought fails or never comes: the room
+    plays the heuristic's move then, at once or at its deadline."""
+
+    def __init__(self, rng: random.Random, playouts: int) -> None:
+        super().__init__()
+        self.rng = rng
+        self.playouts = playouts
+
+    def submit(self, job: Job) -> asyncio.Future[dict[str, Any] | None] | None:
+        done: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+        fate = self.rng.random()
+        if fate < 0.05:
+            return done  # the worker never answers
+        if fate < 0.08:
+            done.set_exception(RuntimeError("the worker died"))
+            return done
+        bot = bot_for(job.game, job.level, playouts=self.playouts)
+        done.set_result(bot.choose(job.view, job.legal, job.seat, random.Random(job.seed)))
+        return done
 
 
 class SimManager(RoomManager):
@@ -112,24 +179,33 @@ class SimConnection(Connection):
 
     def __init__(self, sim: Sim, device: Device) -> None:
         self.sock = SimSocket()
-        super().__init__(self.sock.send_text, self.sock.close)
+        super().__init__(self.sock.send_text, self.sock.close, on_dead=self._dropped)
         self.sim = sim
         self.device = device
+
+    def _dropped(self) -> None:
+        """The socket died (closed, or too far behind): as the socket route
+        does, its handler leaves the room (`Sim.reap`, before the next step)."""
+        self.sim.dropped.append(self.device)
 
     def push_all(self, frames: Any) -> None:
         room = self.sim.live_room()
         ctx = room.spy_ctx if isinstance(room, SpyRoom) else None
         state = room.state if room is not None else None
-        # outside a change (a socket opening) events come from the history:
-        # copies of frames judged when they were first made, in older states
-        live = ctx is not None
         before, after = ctx if ctx is not None else (state, state)
+        # judged for the seat this socket holds now, whatever it held before
         seat = room.game_seat.get(self.player_id) if room is not None else None
         game = room.game.name if room is not None else ""
+        made = room.made if isinstance(room, SimRoom) and ctx is None else {}
         for text in frames:
             msg = orjson.loads(text)
-            if live or "event" not in msg:
-                self.sim.frames.append(Frame(self.device, seat, msg, before, after, game))
+            # outside a change (a socket opening, a resume) an event comes from
+            # the history: judged against the states it was made between
+            was = made.get(text) if "event" in msg else None
+            if was is not None:
+                self.sim.coverage["frame:replayed"] += 1
+            b, a = was if was is not None else (before, after)
+            self.sim.frames.append(Frame(self.device, seat, msg, b, a, game))
             if "view" in msg:
                 self.device.view = msg["view"]
             if "v" in msg:
@@ -169,6 +245,8 @@ class Person:
     #: tokens this person had that must not work any more
     dead_tokens: list[str] = field(default_factory=list)
     gone: bool = False
+    #: told "storage_error" for their removal: in or out, nothing was promised
+    unsure: bool = False
 
 
 @dataclass
@@ -180,7 +258,7 @@ class Acked:
 
 
 class Sim:
-    def __init__(self, seed: int, steps: int) -> None:
+    def __init__(self, seed: int, steps: int, store: str = "memory") -> None:
         self.seed = seed
         self.steps = steps
         self.rng = random.Random(seed)
@@ -200,23 +278,89 @@ class Sim:
         #: number of its timer firings already judged
         self.fired_seen: dict[int, int] = {}
         self.watch = Watch(self)
+        #: the settings and game the host was told they set
+        self.acked_settings: dict[str, Any] = {}
+        self.acked_game: str | None = None
         self.room_class = type("SimRoom", (SimRoom,), {"sim": self})
         #: how often each command, refusal, wait and room state was reached
         self.coverage: Counter[str] = Counter()
         self.sweeper: asyncio.Task[None] | None = None
+        self.flavor = "evening"
+        #: devices whose socket died since the last step
+        self.dropped: list[Device] = []
+        #: the room closed (its last person left, or it sat idle for days)
+        self.closed = False
+        #: where the room is stored: "memory", or "sqlite" or "postgres" (DbRecords)
+        self.store = store
+        self.db: DbThread | None = None
+        self.thinker: SimThinker | None = None
+        #: the event loop's iterations so far, and whether it spun
+        self.iterations = 0
+        self.spun = False
+        self.failed: BaseException | None = None
 
     # ------------------------------------------------------------------ run
 
     def run(self) -> None:
+        with tempfile.TemporaryDirectory(prefix="sim-") as work:
+            if self.store == "sqlite":
+                self.db = DbThread(sqlite_url(Path(work)), self._clock)
+            elif self.store == "postgres":
+                self.db = DbThread(postgres_url(), self._clock)
+            try:
+                self._run()
+            finally:
+                if self.db is not None:
+                    self.db.close()
+
+    def _clock(self) -> float:
+        return self.clock()
+
+    def _run(self) -> None:
         loop = looptime.new_event_loop(start=0.0, noop_cycles=2)
+        self._count_iterations(loop)
         into_trace = _IntoTrace(self)
         logging.getLogger("app").addHandler(into_trace)
         try:
             loop.run_until_complete(self._main())
+        except (Broken, KeyboardInterrupt) as err:
+            self.failed = err
+            raise
         finally:
-            loop.run_until_complete(self._stop())
+            if not self.spun:  # a spinning wait would spin through the clean-up too
+                loop.run_until_complete(self._stop())
             loop.close()
             logging.getLogger("app").removeHandler(into_trace)
+
+    def _count_iterations(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Count the loop's iterations (the busy-work check bounds them), and
+        stop a run whose virtual clock stands still for `SPIN` of them: a wait
+        that re-arms at the same instant would hang the run for ever.  (Test
+        code reaching into the loop: one wrapper around its step.)"""
+        step = loop._run_once  # type: ignore[attr-defined]
+        at = [loop.time(), 0]
+        mark = [loop.time()]
+
+        def counted() -> None:
+            step()
+            self.iterations += 1
+            now = loop.time()
+            if self.iterations % SPIN == 0:  # time creeping on by a hair a turn is a spin too
+                if now - mark[0] < 1.0:
+                    self.spun = True
+                    raise Broken("no busy work", f"{SPIN} loop iterations in {now - mark[0]:.3f} s")
+                mark[0] = now
+            if now != at[0]:
+                at[0], at[1] = now, 0
+                return
+            at[1] += 1
+            if at[1] > SPIN:
+                self.spun = True
+                raise Broken(
+                    "no busy work", f"{SPIN} loop iterations at t={now:.3f} and time stood still"
+                )
+
+        loop._run_once = counted  # type: ignore[attr-defined]
 
     async def _stop(self) -> None:
         """The end of a run: the rooms' loop timers first (they would start new
@@ -235,11 +379,16 @@ class Sim:
         loop = asyncio.get_running_loop()
         self.clock = lambda: START + loop.time()
         rng = self.rng
-        self.storage = FaultyRecords(self.clock, random.Random(rng.getrandbits(64)))
+        self.storage = FaultyRecords(self.clock, random.Random(rng.getrandbits(64)), self.db)
         self.storage.on_append = self.watch.on_append
+        self.thinker = SimThinker(random.Random(rng.getrandbits(64)), rng.choice(PLAYOUTS))
         # Posso less often: one of its rooms costs as much as ten of the others
         weights = {"bigtwo": 3, "possession": 3, "posso": 1, "possum": 3}
         game_name = rng.choices(list(weights), list(weights.values()))[0]
+        # (no churn for Posso: its games are long, and a churn run plays many)
+        self.flavor = rng.choices(FLAVORS, [80, 0 if game_name == "posso" else 10, 10])[0]
+        if self.flavor == "churn":
+            self.steps *= 3
         game = GAMES[game_name]
         options = rng.choice(OPTIONS[game_name])
         settings = {
@@ -263,23 +412,54 @@ class Sim:
             await self.join(spectator=False)
         for step in range(1, self.steps + 1):
             self.step_no = step
+            await self.reap()
             room_now = self.live_room()
-            if room_now is not None and room_now.closed:
+            if (room_now is not None and room_now.closed) or self.closed:
                 self.note("the room closed")
                 break
             before = checks.before_step()
             await self.step()
+            if self.storage.crash_requested:  # inside a write, its answer not yet come
+                self.storage.crash_requested = False
+                self.coverage["crash:mid-write"] += 1
+                self.note("the process dies in the middle of a write")
+                await self.do_crash()
             checks.after_step(before)
+            self.cover()
         await self.calm()
         checks.at_end()
+
+    def cover(self) -> None:
+        """Count the room states this step reached (`coverage`)."""
+        room = self.live_room()
+        if room is None:
+            self.coverage["state:not loaded"] += 1
+            return
+        table = room.table
+        states = [
+            f"status:{table.status}",
+            "closed" if room.closed else "",
+            "auto" if table.auto else "",
+            "forced" if table.forced else "",
+            "save pending" if not room.stored else "",
+            "nobody here" if not room.delivery.conns else "",
+            "thinking" if room.timers.slots("bot:") and any(
+                t is not None and t.kind == "think"
+                for t in map(room.timers.get, room.timers.slots("bot:"))
+            ) else "",
+        ]  # fmt: skip
+        for state in states:
+            if state:
+                self.coverage["state:" + state] += 1
 
     def new_manager(self) -> None:
         assert self.storage is not None
         records = TimedRecords(self.storage, DEADLINE)
         seeds = random.Random(self.rng.getrandbits(64))
         self.manager = SimManager(
-            records, GAMES, seeds=lambda: seeds.getrandbits(62), clock=self.clock
-        )
+            records, GAMES, seeds=lambda: seeds.getrandbits(62), clock=self.clock,
+            thinker=self.thinker,
+        )  # fmt: skip
         self.manager.room_class = self.room_class
         # the server's idle sweep, owned by the run (a crash ends it with the rest)
         self.sweeper = asyncio.get_running_loop().create_task(self.manager.sweep_idle(IDLE_CLOSE))
@@ -307,11 +487,17 @@ class Sim:
             ("command", 9),
             ("start", 4),
             ("seat_link", 1),
+            ("move_link", 1),
             ("dead_token", 1),
             ("fault", 2),
             ("crash", 1),
             ("sweep", 1),
+            ("leave", 1),
         ]
+        if self.flavor == "churn":  # people keep coming and going
+            kinds += [("join", 12), ("leave", 10), ("wait_hours", 1)]
+        if self.flavor == "days":  # everyone goes, for days: the room closes
+            kinds += [("all_away", 2), ("wait_days", 2)]
         names, weights = zip(*kinds, strict=True)
         kind = self.rng.choices(names, weights)[0]
         await getattr(self, f"do_{kind}")()
@@ -321,7 +507,19 @@ class Sim:
         pending must settle."""
         assert self.storage is not None
         self.storage.healthy()
-        await asyncio.sleep(120)
+        await asyncio.sleep(60)
+        await self.reap()
+        await asyncio.sleep(60)
+
+    async def reap(self) -> None:
+        """Sockets that died leave the room, as their handler would."""
+        dropped, self.dropped = self.dropped, []
+        for device in dropped:
+            if device in device.person.devices:
+                await self.close_device(device)
+                closed = device.conn.sock.closed if device.conn is not None else None
+                self.note(f"the socket of {device.person.name} dropped: {closed}")
+                self.coverage["state:socket dropped"] += 1
 
     async def do_wait(self) -> None:
         dt = self.rng.uniform(0.05, 3.0)
@@ -338,9 +536,27 @@ class Sim:
         self.note(f"wait {dt / 3600:.1f}h")
         await asyncio.sleep(dt)
 
+    async def do_wait_days(self) -> None:
+        dt = self.rng.uniform(1, 4) * 24 * 3600
+        self.note(f"wait {dt / 86400:.1f} days")
+        await asyncio.sleep(dt)
+
+    async def do_all_away(self) -> None:
+        for person in self.people:
+            for device in list(person.devices):
+                await self.close_device(device)
+        self.note("everyone disconnects")
+
     async def do_join(self) -> None:
-        if len(self.people) < 8:
+        if len(self.people) < (CHURN_PEOPLE if self.flavor == "churn" else 8):
             await self.join(spectator=self.rng.random() < 0.3)
+
+    async def do_leave(self) -> None:
+        """Someone here leaves the room for good."""
+        device = self.open_device()
+        room = self.live_room()
+        if device is not None and room is not None and device.target is room:
+            await self.command(device, room, {"type": "leave"})
 
     async def join(self, *, spectator: bool) -> None:
         assert self.manager is not None
@@ -504,14 +720,22 @@ class Sim:
             return
         n = len(room.members.seats)
         seat = self.rng.randrange(-1, n + 1)
+        members = room.members
+        watchers = [p for p, r in members.players.items() if r.seat is None] or ["nobody"]
+        bots = [i for i, p in enumerate(members.seats) if p and members.players[p].is_bot]
         cmd = self.rng.choice(
             [
                 {"type": "sit", "seat": self.rng.choice([None, seat])},
                 {"type": "start"},
                 {"type": "rematch"},
                 {"type": "add_bot", "seat": seat},
-                {"type": "add_bot"},
-                {"type": "remove_bot", "seat": seat},
+                {"type": "add_bot", "level": self.rng.choice(["easy", "strong", "strong"])},
+                {"type": "add_bot", "level": "genius"},
+                {"type": "kick", "player": self.rng.choice(watchers)},
+                {"type": "posso_quiet", "hand": self.rng.random() < 0.5},
+                {"type": "posso_quiet", "helpful": self.rng.random() < 0.5},
+                {"type": "posso_quiet"},
+                {"type": "remove_bot", "seat": self.rng.choice(bots) if bots else seat},
                 {"type": "kick", "seat": seat},
                 {"type": "leave"},
                 {"type": "chat", "text": "hello"},
@@ -526,15 +750,38 @@ class Sim:
                 {"type": "nope"},
             ]
         )
-        if cmd["type"] == "start" and self.rng.random() < 0.5 and room.members.host:
+        if cmd["type"] in HOST_COMMANDS and self.rng.random() < 0.5 and room.members.host:
             host = next((p for p in self.people if p.pid == room.members.host), None)
             device = self.open_device(host) or device
-        target_pid = room.members.seats[seat] if 0 <= seat < n else None
+        await self.command(device, room, cmd)
+
+    async def command(self, device: Device, room: Room, cmd: dict[str, Any]) -> None:
+        """One room command, and what the simulator learns from its answer."""
+        seats = room.members.seats
+        seat = cmd.get("seat")
+        target_pid = seats[seat] if isinstance(seat, int) and 0 <= seat < len(seats) else None
+        if cmd["type"] == "kick" and "player" in cmd:
+            target_pid = cmd["player"]
         reply = await self.send(device, "cmd", cmd)
         code = reply.get("error", {}).get("code", "ok")
+        self.coverage[f"cmd:{cmd['type']}:{'ok' if code == 'ok' else 'refused'}"] += 1
         self.note(f"cmd {device.person.name} {cmd} -> {code}")
+        if code == "storage_error" and cmd["type"] == "set_settings":
+            for key in cmd["settings"]:  # this or the last value: either may be stored
+                self.acked_settings.pop(key, None)
+        if code == "storage_error" and cmd["type"] == "set_game":
+            self.acked_game = None
+        if code == "storage_error" and cmd["type"] in ("leave", "kick"):
+            # done in the room, maybe, and never acknowledged: no promise either way
+            out = device.person.pid if cmd["type"] == "leave" else target_pid
+            for p in self.people:
+                p.unsure = p.unsure or p.pid == out
         if code != "ok":
             return
+        if cmd["type"] == "set_settings":
+            self.acked_settings.update(cmd["settings"])
+        if cmd["type"] == "set_game":
+            self.acked_game = cmd["game"]
         if cmd["type"] == "leave":
             device.person.gone = True
             device.person.dead_tokens.append(device.person.token)
@@ -570,20 +817,55 @@ class Sim:
         reply = await self.send(device, "cmd", {"type": "seat_link", "seat": seat})
         secret = (reply.get("data") or {}).get("claim")
         self.note(f"seat_link {device.person.name} seat {seat} -> {bool(secret)}")
+        self.coverage[f"cmd:seat_link:{'ok' if secret else 'refused'}"] += 1
         if not secret:
             return
-        person = next(p for p in self.people if p.pid == room.members.seats[seat])
+        person = next((p for p in self.people if p.pid == room.members.seats[seat]), None)
+        if person is None:  # the seat changed hands meanwhile (a crash's rebuild)
+            self.note(f"seat {seat}'s link is for nobody the simulator knows")
+            return
+        await self.use_link(secret, person, "seat_link")
+
+    async def do_move_link(self) -> None:
+        """Someone moves their own place to another device of theirs."""
+        device = self.open_device()
+        room = self.live_room()
+        if device is None or room is None or device.target is not room:
+            return
+        reply = await self.send(device, "cmd", {"type": "move_link"})
+        code = reply.get("error", {}).get("code", "ok")
+        self.coverage[f"cmd:move_link:{code}"] += 1
+        secret = (reply.get("data") or {}).get("claim")
+        self.note(f"move_link {device.person.name} -> {code}")
+        if secret:
+            await self.use_link(secret, device.person, "move_link")
+
+    async def use_link(self, secret: str, person: Person, what: str) -> None:
+        """Open a one-time link (sometimes twice: the second must fail).  The
+        place it names continues on a new device: the same person, a new
+        token, the old one dead - or, should the room make the link's user
+        someone else (a seat moves, an identity does not), a new person."""
+        assert self.manager is not None
         uses = 2 if self.rng.random() < 0.2 else 1
         for _ in range(uses):
             try:
                 _, player, token, _ = await self.manager.claim(self.code, secret)
             except RoomError as err:
                 self.note(f"claim refused: {err.code}")
+                self.coverage[f"claim:{what}:{err.code}"] += 1
+                # refused for storage: the place may have moved to a token
+                # nobody was given (not a promise broken: nobody was told)
+                person.unsure = person.unsure or err.code == "storage_error"
                 continue
-            assert player.player_id == person.pid
-            person.dead_tokens.append(person.token)
-            person.token = token
-            self.note(f"claim: {person.name} on a new device")
+            self.coverage[f"claim:{what}:ok"] += 1
+            if player.player_id == person.pid:
+                person.dead_tokens.append(person.token)
+                person.token = token
+                self.note(f"claim: {person.name} on a new device")
+            else:
+                person = Person(player.name, player.player_id, token)
+                self.people.append(person)
+                self.note(f"claim: {person.name} takes the seat")
             await self.connect(person)
 
     async def do_dead_token(self) -> None:
@@ -630,6 +912,7 @@ class Sim:
         old = self.live_room()
         unsaved = old is not None and not old.stored
         self.note(f"crash{' (a room save storage refused is pending)' if unsaved else ''}")
+        self.coverage["crash:save pending" if unsaved else "crash"] += 1
         assert self.manager is not None
         for room in self.manager.rooms.values():  # its loop timers die with it
             room.timers.drop_all()
@@ -638,8 +921,8 @@ class Sim:
         self.crashes += 1
         self.new_manager()
         assert self.manager is not None
+        self.promises_kept()
         await self.manager.recover()
-        self.revived_by_crash(unsaved)
         await self.manager.warm()  # as the server does, in the background
         for person in self.people:
             devices, person.devices = person.devices, []
@@ -650,25 +933,32 @@ class Sim:
         if old is not None and new is not None:
             crash_check(self, old, new)
 
-    def revived_by_crash(self, unsaved: bool) -> None:
-        """A leave, kick or seat link is kept in memory at once and stored as
-        soon as storage takes it (saves retry with backoff); a crash while
-        storage still refused it loses it - the one acknowledged change a
-        crash can lose, and only then.  Anywhere else a dead token that
-        works again is a bug (`people`)."""
+    def promises_kept(self) -> None:
+        """What the room acknowledged is what storage holds: every person told
+        they joined (or took a seat with a link) is stored with the token
+        they were given; every token whose person was told they left, were
+        removed or moved on is stored as dead; the settings and the game the
+        host was told they set are stored.  Judged from what the clients were
+        told - the room's own belief (a save pending) excuses nothing: a
+        change it could not store is not acknowledged (Room.handle)."""
         assert self.storage is not None
-        stored = self.storage.rooms.get(self.code)
-        hashes = {p.token_hash for p in stored.players} if stored is not None else set()
+        stored = self.storage.peek_room(self.code)
+        if stored is None or stored.closed:
+            return  # closed (a database shows only open rooms): nothing left to keep
+        hashes = {p.token_hash for p in stored.players}
         for person in self.people:
-            back = [t for t in person.dead_tokens if token_hash(t) in hashes]
-            if not back:
-                continue
-            if not unsaved:
-                raise Broken("people", f"{person.name}'s dead token was stored as live")
-            self.note(f"lost in the crash: {person.name}'s change was never stored")
-            self.watch.removed.discard(person.pid)
-            person.dead_tokens = [t for t in person.dead_tokens if t not in back]
-            person.token, person.gone = back[-1], False
+            if token_hash(person.token) not in hashes and not (person.gone or person.unsure):
+                raise Broken("promises", f"{person.name} was told they are in; storage lost them")
+            for t in person.dead_tokens:
+                if token_hash(t) in hashes:
+                    raise Broken("promises", f"{person.name} was told a token died; it is stored")
+        for key, value in self.acked_settings.items():
+            if stored.settings.get(key) != value:
+                got = stored.settings.get(key)
+                raise Broken("promises", f"setting {key}={value} was acknowledged; {got} stored")
+        if self.acked_game is not None and stored.game != self.acked_game:
+            got = stored.game
+            raise Broken("promises", f"game {self.acked_game} was acknowledged; {got} stored")
 
     async def do_sweep(self) -> None:
         assert self.manager is not None
@@ -686,6 +976,11 @@ class _IntoTrace(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.sim.logged += 1
+        failed = record.exc_info[1] if record.exc_info else None
+        if failed is not None and not isinstance(failed, EXPECTED):
+            # the server caught something it did not expect: a bug, whatever it was
+            what = f"{record.getMessage()}: {failed!r}"
+            self.sim.watch.fail("no crash", f"the server logged an unexpected error: {what}")
         self.sim.note(f"LOG {record.levelname} {record.name}: {record.getMessage()}")
 
 
