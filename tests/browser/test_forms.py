@@ -48,7 +48,9 @@ def change(page: Any, field: str) -> str | bool:
         return str(pick)
     lo = el.evaluate("e => e.min === '' ? 0 : Number(e.min)")
     now = el.input_value()
-    pick = str(int(lo) + 1 if now != str(int(lo) + 1) else int(lo) + 2)
+    # the lowest value that differs from what it shows: a first dealer must be a
+    # seat somebody sits in (Ann alone here: seat 1), which the form refuses else
+    pick = next(str(v) for v in (int(lo), int(lo) + 1) if str(v) != now)
     el.fill(pick)
     return pick
 
