@@ -247,6 +247,9 @@ def parent_main(args: argparse.Namespace) -> dict[str, Any]:
     if "batched" not in results or "bare" not in results:
         for r in results.values():
             print(f"{r['server']:8} {r['median']:>10,.0f} ({r['per_action']})")
+        if "metrics" in results and "batched" in results:
+            cost = results["metrics"]["median"] / results["batched"]["median"] - 1
+            print(f"metrics on / off: {100 * cost:+.1f}% instructions per action")
         return {"servers": results, "ratio": float("nan")}
     room, bare = results["batched"], results["bare"]
     by_window = [b / r for b, r in zip(bare["per_action"], room["per_action"], strict=True)]
