@@ -236,6 +236,15 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _metrics_cost(results: dict[str, Any]) -> float | None:
+    """What metrics on cost over off, printed, when both were measured."""
+    if "metrics" not in results or "batched" not in results:
+        return None
+    cost = float(results["metrics"]["median"] / results["batched"]["median"] - 1)
+    print(f"metrics on / off: {100 * cost:+.1f}% instructions per action")
+    return cost
+
+
 def parent_main(args: argparse.Namespace) -> dict[str, Any]:
     befores = [f"before:{rev}" for rev in args.before.split(",") if rev]
     kinds = [*args.servers.split(","), *befores]
@@ -247,9 +256,7 @@ def parent_main(args: argparse.Namespace) -> dict[str, Any]:
     if "batched" not in results or "bare" not in results:
         for r in results.values():
             print(f"{r['server']:8} {r['median']:>10,.0f} ({r['per_action']})")
-        if "metrics" in results and "batched" in results:
-            cost = results["metrics"]["median"] / results["batched"]["median"] - 1
-            print(f"metrics on / off: {100 * cost:+.1f}% instructions per action")
+        _metrics_cost(results)
         return {"servers": results, "ratio": float("nan")}
     room, bare = results["batched"], results["bare"]
     by_window = [b / r for b, r in zip(bare["per_action"], room["per_action"], strict=True)]
@@ -270,10 +277,7 @@ def parent_main(args: argparse.Namespace) -> dict[str, Any]:
         )
     for kind in befores:
         print(f"bare / {kind}: {100 * bare['median'] / results[kind]['median']:.1f}%")
-    if "metrics" in results:
-        cost = results["metrics"]["median"] / room["median"] - 1
-        report["metrics_cost"] = cost
-        print(f"metrics on / off: {100 * cost:+.1f}% instructions per action")
+    report["metrics_cost"] = _metrics_cost(results)
     print(
         f"bare / card room: {100 * report['ratio']:.1f}% (by window: "
         f"{', '.join(f'{100 * x:.1f}%' for x in by_window)}); held {100 * HELD:.0f}%, "
