@@ -128,6 +128,14 @@ MUTANTS: list[Mutant] = [
         "if to is None or to == seat or True]",
     ),
     Mutant(
+        "story_pages_for_seat_0",
+        "hidden cards",
+        "an older page of the log (the story command) holds seat 0's private events",
+        "app/rooms/delivery.py",
+        "self.history, self.table.game_seat.get(conn.player_id), since=0, before=before",
+        "self.history, 0, since=0, before=before",
+    ),
+    Mutant(
         "change_sends_all_seats",
         "hidden cards",
         "a change sends every seat's private events to everyone",

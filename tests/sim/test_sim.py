@@ -71,8 +71,11 @@ MUST_REACH = [
             "move_link",
             "resync",
             "posso_quiet",
+            "story",
         ]
     ),
+    "cmd:story:refused",
+    "frame:story",
     "claim:seat_link:ok",
     "claim:move_link:ok",
     "claim:move_link:bad_claim",

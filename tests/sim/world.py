@@ -198,7 +198,7 @@ class SimConnection(Connection):
         game = room.game.name if room is not None else ""
         made = room.made if isinstance(room, SimRoom) and ctx is None else {}
         for text in frames:
-            msg = orjson.loads(text)
+            msg = self._judge_story(orjson.loads(text), seat, game, made, (before, after))
             # outside a change (a socket opening, a resume) an event comes from
             # the history: judged against the states it was made between
             was = made.get(text) if "event" in msg else None
@@ -213,6 +213,29 @@ class SimConnection(Connection):
             if "inc" in msg:
                 self.device.inc = msg["inc"]
         super().push_all(frames)
+
+    def _judge_story(
+        self,
+        msg: dict[str, Any],
+        seat: int | None,
+        game: str,
+        made: dict[str, tuple[Any, Any]],
+        now: tuple[Any, Any],
+    ) -> dict[str, Any]:
+        """An older page of the story (the `story` command's answer): each
+        event in it is judged as its own frame, against the states it was
+        made between, for the seat this socket holds now; what is left of
+        the answer is judged as any frame is."""
+        data = msg.get("data") if "re" in msg else None
+        events = data.get("events") if isinstance(data, dict) else None
+        if not events:
+            return msg
+        for event in events:
+            was = made.get(orjson.dumps(event).decode())
+            self.sim.coverage["frame:story" if was is not None else "frame:story_unmade"] += 1
+            b, a = was if was is not None else now
+            self.sim.frames.append(Frame(self.device, seat, event, b, a, game))
+        return {**msg, "data": {**data, "events": []}}
 
 
 @dataclass(eq=False)
@@ -747,6 +770,8 @@ class Sim:
                 {"type": "make_host", "seat": seat},
                 {"type": "hand_to_bot", "seat": seat},
                 {"type": "resync"},
+                {"type": "story", "before": self.rng.choice([0, 5, room.delivery.v + 1])},
+                {"type": "story", "before": -1},
                 {"type": "nope"},
             ]
         )
