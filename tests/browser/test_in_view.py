@@ -60,6 +60,26 @@ def test_the_side_panels_tabs_and_score_sheet_fit_at_1280(pages: Pages, seats: i
         assert not outside or scrolls in ("auto", "scroll"), outside
 
 
+def test_every_tab_of_the_side_panel_is_in_view_on_a_phone(pages: Pages) -> None:
+    """A Posso room has the most tabs (Log, Score sheet, Chat, Seats,
+    Evening): on a phone the bar shows them all, each label whole, so no tab
+    hides past an edge that gives no sign of it."""
+    page = pages.open("/", phone=True)
+    posso_room(page, 4)
+    tabs = page.eval_on_selector_all(".side .tab", "els => els.map(e => e.dataset.tab)")
+    assert len(tabs) == 5, tabs
+    shoot(page, "in-view-posso-tabs-phone")
+    hidden = page.evaluate(HIDDEN, [".side .tab"])
+    assert not hidden, "\n".join(hidden)
+    cut = page.evaluate(
+        """() => { const bar = document.querySelector('.side .tabs');
+          const cut = [...bar.querySelectorAll('.tab')]
+            .filter((t) => t.scrollWidth > t.clientWidth);
+          return [bar.scrollWidth - bar.clientWidth, cut.map((t) => t.textContent)]; }"""
+    )
+    assert cut == [0, []], f"the bar scrolls by {cut[0]} px; labels cut: {cut[1]}"
+
+
 @pytest.mark.parametrize("hand", [2, 9])
 def test_the_hands_requirement_is_whole_on_a_phone(pages: Pages, hand: int) -> None:
     from app.games.posso.rules import REQUIREMENTS
