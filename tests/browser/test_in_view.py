@@ -191,15 +191,15 @@ def test_possos_hands_at_the_end_are_all_in_view_when_the_game_is_over(
     page.wait_for_timeout(300)
     shoot(page, f"in-view-posso-over-{size}")
     assert page.locator(".shown .shown-row").count() == 4
-    # on a laptop every hand whole; on a phone (16 cards make two lines a
-    # hand) every name and its first line of cards
-    part = ".shown .shown-row" if size == "laptop" else ".shown .shown-row .seat-name"
-    hidden = page.evaluate(HIDDEN, [part])
+    # every hand whole, to its last card, at both sizes (on a phone 16 cards
+    # once took two lines a hand, and the fourth hand's second lay below the fold)
+    parts = [".shown .shown-row", ".shown .mini > .card:last-child"]
+    hidden = page.evaluate(HIDDEN, parts)
     assert not hidden, "\n".join(hidden)
     clipped = page.evaluate(
         """(sel) => { const area = document.querySelector('.tablearea').getBoundingClientRect();
           return [...document.querySelectorAll(sel)].filter(
             (e) => e.getBoundingClientRect().bottom > area.bottom + 0.5).length; }""",
-        part,
+        ", ".join(parts),
     )
     assert clipped == 0, f"{clipped} below the table's fold"
