@@ -292,15 +292,16 @@ def tap_everything(pages: Pages, *, phone: bool) -> tuple[Counter[str], Counter[
         if s["card"] and s["cards"] > 0 and done["card"] <= done["tab"] and done["card"] < TAPS:
             if not tapper.tap(f'[data-key="{s["card"]}"]'):
                 continue
-            pick = host.evaluate("() => window.__pick")
-            if pick and pick["deal"] != s["hand"]:
-                # A new deal (a bot went out) before the finger came down:
-                # the card looked at is gone, which is no lost tap. Not counted.
+            after = host.evaluate(STATE)
+            if after["hand"] != s["hand"] or after["cards"] != s["cards"]:
+                # A new deal (a bot went out) before the finger came down or
+                # while it was down: the card tapped is gone, which is no lost
+                # tap. Not counted. (One coming later is told apart on the page.)
                 tapper.forget()
                 continue
             done["card"] += 1
             # the views that follow (two, or a second) must leave the pick be
-            v = (pick or {}).get("v", 0)
+            v = (host.evaluate("() => window.__pick") or {}).get("v", 0)
             wait_for(host, f"() => Number(document.body.dataset.v) > {v + 1}", 1)
             why = card_tap_lost(s["card"], host.evaluate("() => window.__pickNow()"))
             if why:
