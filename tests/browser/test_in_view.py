@@ -203,3 +203,64 @@ def test_possos_hands_at_the_end_are_all_in_view_when_the_game_is_over(
         ", ".join(parts),
     )
     assert clipped == 0, f"{clipped} below the table's fold"
+
+
+def busiest_possession_turn(seats: int, seed: int = 5) -> Any:
+    """Possession played to its end by normal bots from deal `seed`: the
+    position where seat 0 puts down with the most properties on the table."""
+    import random
+
+    from app.bots import bot_for
+    from app.games import GAMES
+
+    game, bot, rng = GAMES["possession"], bot_for("possession"), random.Random(seed)
+    state = game.new_game(seats, {}, seed)
+    busiest, most = None, -1
+    while game.result(state) is None:
+        acting = sorted(game.to_act(state))
+        if not acting:
+            state, _ = game.apply(state, None, {"type": "timeout"})
+            continue
+        seat = acting[0]
+        legal = game.legal_actions(state, seat)
+        if seat == 0 and not any(a["type"] == "draw" for a in legal):
+            properties = len(game.view(state, 0)["properties"])
+            if properties > most:
+                busiest, most = state, properties
+        state, _ = game.apply(state, seat, bot.choose(game.view(state, seat), legal, seat, rng))
+    return busiest
+
+
+#: the estates whose foot lies below the table's (under the hand panel)
+BELOW_THE_FOLD = """() => {
+  const fold = document.querySelector('.tablearea').getBoundingClientRect().bottom;
+  return [...document.querySelectorAll('.estate')]
+    .filter((e) => e.getBoundingClientRect().bottom > fold + 0.5)
+    .map((e) => e.querySelector('.zone-title').textContent);
+}"""
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_every_possession_estate_is_in_view_at_your_decision_at_1280(
+    pages: Pages, seats: int
+) -> None:
+    """At your put-down, at the busiest table of a game played by bots, the
+    others' estates (what a steal needs), their seats, the piles and your hand
+    are all in view at 1280x800, none under the hand panel."""
+    from app.games import GAMES
+    from tests.browser.tables import NAMES, draw, open_table
+    from tests.browser.test_table_fits import AS_IN_A_ROOM, KEY_PARTS
+
+    game = GAMES["possession"]
+    state = busiest_possession_turn(seats)
+    page = open_table(pages)
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
+    draw(page, "possession", game.view(state, 0), game.legal_actions(state, 0), NAMES[:seats], 0)
+    page.evaluate(AS_IN_A_ROOM, False)
+    page.wait_for_timeout(300)
+    shoot(page, f"in-view-possession-{seats}-decision-laptop")
+    assert page.locator(".estate").count() == seats
+    hidden = page.evaluate(HIDDEN, KEY_PARTS["possession"])
+    assert not hidden, "\n".join(hidden)
+    below = page.evaluate(BELOW_THE_FOLD)
+    assert not below, f"estates under the hand panel: {below}"
