@@ -5,6 +5,7 @@ $SCREENSHOTS_DIR (artifacts/screenshots/ otherwise)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -157,25 +158,34 @@ def test_possos_hand_results_close_by_themselves_at_the_new_hands_first_discard(
     shoot(page, "in-view-posso-results-closed")
 
 
-def finished_posso(seats: int) -> Any:
-    """A Posso game of `seats` played to its end from hand ten by normal bots."""
+def bot_played(name: str, seats: int, options: dict[str, Any], seed: int) -> Iterator[Any]:
+    """A game played to its end by normal bots from deal `seed` (the room's
+    timers running out at once, and Posso's windows closing unanswered):
+    each position where a seat is to move, then the final one."""
     import random
 
     from app.bots import bot_for
-    from app.games.posso import POSSO
+    from app.games import GAMES
 
-    bot, rng = bot_for("posso"), random.Random(3)
-    opts = {"start_hand": 10, "cutting": "off", "reshuffles": 0}
-    state = POSSO.new_game(seats, opts, 3)
-    while POSSO.result(state) is None:
-        acting = sorted(POSSO.to_act(state))
-        if not acting or state.phase == "posso_window":
-            state, _ = POSSO.apply(state, None, {"type": "timeout"})
+    game, bot, rng = GAMES[name], bot_for(name), random.Random(seed)
+    state = game.new_game(seats, options, seed)
+    while game.result(state) is None:
+        acting = sorted(game.to_act(state))
+        if not acting or getattr(state, "phase", None) == "posso_window":
+            state, _ = game.apply(state, None, {"type": "timeout"})
             continue
+        yield state
         seat = acting[0]
-        action = bot.choose(POSSO.view(state, seat), POSSO.legal_actions(state, seat), seat, rng)
-        state, _ = POSSO.apply(state, seat, action)
-    return state
+        action = bot.choose(game.view(state, seat), game.legal_actions(state, seat), seat, rng)
+        state, _ = game.apply(state, seat, action)
+    yield state
+
+
+def finished_posso(seats: int) -> Any:
+    """A Posso game of `seats` played to its end from hand ten by normal bots."""
+    opts = {"start_hand": 10, "cutting": "off", "reshuffles": 0}
+    *_, over = bot_played("posso", seats, opts, 3)
+    return over
 
 
 @pytest.mark.parametrize("size", ["laptop", "phone"])
@@ -208,27 +218,16 @@ def test_possos_hands_at_the_end_are_all_in_view_when_the_game_is_over(
 def busiest_possession_turn(seats: int, seed: int = 5) -> Any:
     """Possession played to its end by normal bots from deal `seed`: the
     position where seat 0 puts down with the most properties on the table."""
-    import random
-
-    from app.bots import bot_for
     from app.games import GAMES
 
-    game, bot, rng = GAMES["possession"], bot_for("possession"), random.Random(seed)
-    state = game.new_game(seats, {}, seed)
-    busiest, most = None, -1
-    while game.result(state) is None:
-        acting = sorted(game.to_act(state))
-        if not acting:
-            state, _ = game.apply(state, None, {"type": "timeout"})
-            continue
-        seat = acting[0]
-        legal = game.legal_actions(state, seat)
-        if seat == 0 and not any(a["type"] == "draw" for a in legal):
-            properties = len(game.view(state, 0)["properties"])
-            if properties > most:
-                busiest, most = state, properties
-        state, _ = game.apply(state, seat, bot.choose(game.view(state, seat), legal, seat, rng))
-    return busiest
+    game = GAMES["possession"]
+    turns = [
+        state
+        for state in bot_played("possession", seats, {}, seed)
+        if 0 in game.to_act(state)
+        and not any(a["type"] == "draw" for a in game.legal_actions(state, 0))
+    ]
+    return max(turns, key=lambda state: len(game.view(state, 0)["properties"]))
 
 
 #: the estates whose foot lies below the table's (under the hand panel)
