@@ -127,12 +127,12 @@ def test_possos_end_of_hand_results_are_all_in_view(pages: Pages, size: str, ask
 
 
 #: what the room adds around a drawn table: the sound switch in the status
-#: bar, and on a phone the tab bar (Log, Chat, ...) 44 px under the table (the
+#: bar, and on a phone the tab bar (Log, Chat, ...) 46 px under the table (the
 #: drawn table's stand-in side panel is empty)
 AS_IN_A_ROOM = """async (phone) => {
   const { soundToggle, updateMoreCue } = await import('/js/cue.js');
   window.ctx.soundToggle = () => soundToggle(() => window.ctx.rerender());
-  if (phone) document.querySelector('.side').style.height = '44px';
+  if (phone) document.querySelector('.side').style.height = '46px';
   window.ctx.rerender();
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   updateMoreCue(document.getElementById('felt'));
