@@ -130,7 +130,9 @@ class Room:
         self.table.on_fenced = self._moved_away
         #: a write was refused for a newer owner: stepping down (`_moved_away`)
         self._moving = False
-        self.timers = Timers(self._locked, clock)
+        #: every part that waits holds these, given at construction: one
+        #: place (`new_timers`) decides what they are
+        self.timers = self.new_timers()
         #: each person's own "don't ask me about Possos" switches
         self.quiet = QuietPosso()
         self.delivery = Delivery(
@@ -203,6 +205,11 @@ class Room:
         return cls(
             record, games, records, on_close=on_close, seeds=seeds, clock=clock, thinker=thinker
         )
+
+    def new_timers(self) -> Timers:
+        """The room's waits, made once before any part that holds them (a
+        subclass may wait another way, e.g. the simulator's virtual clock)."""
+        return Timers(self._locked, self.clock)
 
     # --------------------------------------------- what the parts hold, read-only
 
