@@ -39,6 +39,7 @@ from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, TurnNudges
+from app.rooms.presence import Presence
 from app.rooms.quiet import QuietPosso
 from app.rooms.saving import RoomSaver
 from app.rooms.settings import RoomSettings, parse_settings
@@ -178,6 +179,18 @@ class Room:
             moved_away=self._moved_away,
             gone=self._gone,
             closed=lambda: self.closed,
+        )
+        #: who is away, and what their grace ends in (app/rooms/presence.py)
+        self.presence = Presence(
+            self.members,
+            self.table,
+            self.timers,
+            clock,
+            settings=lambda: self.settings,
+            closed=lambda: self.closed,
+            save=self.save,
+            reschedule=self.reschedule,
+            change=self.change,
         )
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
         #: the server can push), and per seat to act: its turn's number and
@@ -342,7 +355,7 @@ class Room:
                 members.forget(player)
                 members.host = host_before
                 raise RoomError("storage_error", "the room cannot take anyone just now; try again")
-            self._schedule_presence()
+            self.presence.schedule()
             self.change([room_event("joined", seat=seat, name=name)])
             return player, token
 
@@ -409,7 +422,7 @@ class Room:
             if held:
                 self._mark_idle()
                 await self.save()
-                self._schedule_presence()
+                self.presence.schedule()
                 self.change([room_event("moved", seat=p.seat, name=p.name) for p in held])
             return len(held)
 
@@ -435,7 +448,7 @@ class Room:
         self.members.left(person.player_id, self.settings.disconnect_grace)
         self._mark_idle()
         await self.save()
-        self._schedule_presence()
+        self.presence.schedule()
         extra = {"by": by} if by is not None else {}
         self.change([room_event("moved", seat=person.seat, name=person.name, **extra)])
         return token
@@ -470,7 +483,7 @@ class Room:
             self.table.forced.discard(seat)
             self.timers.drop(f"bot:{seat}")
             events.append(room_event("auto_off", seat=seat, name=player.name))
-        events += await self._pass_host_if_overdue()
+        events += await self.presence.pass_host_if_overdue()
         self.reschedule()
         self.change(events)
         return True
@@ -488,7 +501,7 @@ class Room:
             seat = self.table.seat_of(player.player_id)
             if seat is not None and not player.is_bot:
                 events.append(room_event("away", seat=seat, name=player.name))
-            self._schedule_presence()
+            self.presence.schedule()
             self.change(events)
 
     # --------------------------------------------------------------- messages
@@ -669,23 +682,8 @@ class Room:
         self.change(events)
 
     def away_too_long(self, pid: str, grace: float | None = None) -> float:
-        """Seconds until `pid` has been away past their grace, the one fixed
-        when they went, or `grace` (<= 0: they have; inf: they are here)."""
-        ends = self.members.grace_ends(pid, grace)
-        return float("inf") if ends is None else ends - self.clock()
-
-    async def _pass_host_if_overdue(self) -> list[Event]:
-        """A host away past the grace hands the role to whoever is here."""
-        host = self.members.host
-        ends = self.members.host_grace_ends(self.table.playing)
-        if host is None or ends is None or ends > self.clock():
-            return []
-        heir = self.members.heir()
-        if heir is None:
-            return []  # nobody here: the next person who comes takes it
-        self.members.host = heir.player_id
-        await self.save()
-        return [room_event("host", seat=heir.seat, name=heir.name, reason="away")]
+        """Seconds until `pid` has been away past their grace (Presence)."""
+        return self.presence.away_too_long(pid, grace)
 
     # ------------------------------------------------------- timers and bots
 
@@ -696,7 +694,7 @@ class Room:
         if not table.playing or self.closed:
             for slot in ("game", "turn", "quiet", *timers.slots("bot:")):
                 timers.drop(slot)
-            self._schedule_presence()
+            self.presence.schedule()
             return
         now = self.clock()
         # a wait counts from the change that started it (after a restart, the
@@ -737,31 +735,7 @@ class Room:
         else:
             timers.drop("quiet")
         if presence:
-            self._schedule_presence()
-
-    def _schedule_presence(self) -> None:
-        """Wake when the next person passes the grace: a seat a bot should take
-        over, or a host role to pass on."""
-        members, table = self.members, self.table
-        due: list[float] = []
-        if table.playing and self.settings.auto_bot and not self.closed:
-            for seat, pid in enumerate(table.game_seats):
-                ends = members.grace_ends(pid)
-                if ends is not None and seat not in table.auto:
-                    due.append(ends)
-        host_ends = members.host_grace_ends(table.playing)
-        if host_ends is not None and not self.closed and members.heir() is not None:
-            # with nobody here to take the role there is nothing to wait for:
-            # the next person who connects takes it (`_connect`)
-            due.append(host_ends)
-        if due:
-            when = min(due)
-            # keyed by the game too: a new game seats people again, and one
-            # away since before it is due at once, though that moment has fired
-            key = (when, table.games_played)
-            self.timers.start("presence", "presence", when, self._on_presence, key=key)
-        else:
-            self.timers.drop("presence")
+            self.presence.schedule()
 
     def _timer_json(self) -> dict[str, Any] | None:
         t = self.timers.get("game") or self.timers.get("turn")
@@ -812,23 +786,6 @@ class Room:
         """Every wait dropped, and every bot's thinking with them."""
         self.timers.drop_all()
         self.bots.drop_thoughts()
-
-    async def _on_presence(self, t: Timer) -> None:
-        """People away past the grace: a bot takes their seat (when the room
-        says so), and a host passes the role on."""
-        table, players = self.table, self.members.players
-        events: list[Event] = []
-        if table.playing and self.settings.auto_bot:
-            for seat, pid in enumerate(table.game_seats):
-                if seat not in table.auto and self.away_too_long(pid) <= 0:
-                    table.auto.add(seat)
-                    events.append(
-                        room_event("auto_on", seat=seat, name=players[pid].name, reason="away")
-                    )
-        events += await self._pass_host_if_overdue()
-        self.reschedule()
-        if events:
-            self.change(events)
 
     def _check_moved(self, err: Exception) -> bool:
         """A refused append said another process owns the room now: this one

@@ -19,6 +19,7 @@ import orjson
 
 from app.bots import bot_for
 from app.games.base import Event, Game
+from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
 from app.rooms.room import PLAYING, Room
 from app.rooms.settings import RoomSettings, parse_settings
@@ -101,12 +102,21 @@ def new_room(
     records: MemoryRecords | None = None,
     cls: type[Room] = SpyRoom,
     code: str = "TEST01",
+    clock: Clock = system_clock,
 ) -> Room:
+    """A room of `game`; its parts keep the `clock` they are made with."""
     parsed = game.parse_options(options or {}).model_dump(mode="json")
     room_settings: RoomSettings = parse_settings({**FAST, **(settings or {})})
     games = {game.name: game}
     return cls.new(
-        code, game, parsed, room_settings, games, records or MemoryRecords(), seeds=seeded(code)
+        code,
+        game,
+        parsed,
+        room_settings,
+        games,
+        records or MemoryRecords(),
+        seeds=seeded(code),
+        clock=clock,
     )
 
 

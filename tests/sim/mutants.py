@@ -87,7 +87,7 @@ MUTANTS: list[Mutant] = [
         "auto_bot_never",
         "deadlines",
         "auto_bot never takes over an away seat",
-        "app/rooms/room.py",
+        "app/rooms/presence.py",
         "if table.playing and self.settings.auto_bot:",
         "if table.playing and self.settings.auto_bot and not table.playing:",
     ),
