@@ -45,7 +45,8 @@ from app.rooms.saving import RoomSaver
 from app.rooms.settings import RoomSettings, parse_settings
 from app.rooms.table import BOT_FILL_GAMES, FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
-from app.rooms.timers import Backoff, Timer, Timers
+from app.rooms.timers import Backoff, Timers
+from app.rooms.waits import Waits
 from app.store.records import (
     Fenced,
     GameRecord,
@@ -136,19 +137,8 @@ class Room:
         self.timers = self.new_timers()
         #: each person's own "don't ask me about Possos" switches
         self.quiet = QuietPosso()
-        self.delivery = Delivery(
-            self.code,
-            self.members,
-            self.table,
-            lambda: self.settings,
-            self._timer_json,
-            self.quiet,
-        )
         #: time since which nobody has been connected (None: someone is)
         self.idle_since: float | None = clock()
-        #: the game timer's key: bumped as it fires, so the next wait is a new
-        #: one, and put back when its timeout fails, so the retry is the same wait
-        self._timer_epoch = 0
         self._jitter = random.Random(seeds())  # bots' delays and retries: seeded in tests
         #: failed timeouts and bot moves (storage away) retry later and later
         self._retry = Backoff()
@@ -191,6 +181,30 @@ class Room:
             save=self.save,
             reschedule=self.reschedule,
             change=self.change,
+        )
+        #: the game's, the turn's and the bots' waits (app/rooms/waits.py)
+        self.waits = Waits(
+            self.code,
+            self,
+            self.table,
+            self.members,
+            self.timers,
+            self.bots,
+            self.presence,
+            clock,
+            play=self.play,
+            check_moved=self._check_moved,
+            change=self.change,
+            jitter=self._jitter,
+            retry=self._retry,
+        )
+        self.delivery = Delivery(
+            self.code,
+            self.members,
+            self.table,
+            lambda: self.settings,
+            self.waits.timer_json,
+            self.quiet,
         )
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
         #: the server can push), and per seat to act: its turn's number and
@@ -582,7 +596,7 @@ class Room:
         if result is not None:
             await self._finish(result, extra)
         # presence waits change only when the game ends, not with every move
-        self.reschedule(presence=result is not None)
+        self.waits.reschedule(presence=result is not None)
         self.change([*events, *extra], room_changed=result is not None)
 
     async def _finish(self, result: dict[str, Any], events: list[Event]) -> None:
@@ -642,7 +656,7 @@ class Room:
         logs.in_room(self.code, public_id)
         log.info("room %s: game %s of %s started", self.code, public_id, game.name)
         self.delivery.restart_history()
-        self._stop_waits()
+        self.waits.stop()
         await self.save()
         self.reschedule()
         self.change([room_event("started", game_no=self.table.games_played, game=game.name)])
@@ -688,58 +702,8 @@ class Room:
     # ------------------------------------------------------- timers and bots
 
     def reschedule(self, *, presence: bool = True) -> None:
-        """Bring timers and bot moves in line with the state just committed
-        (and the presence wait, unless the caller knows it is unchanged)."""
-        timers, table = self.timers, self.table
-        if not table.playing or self.closed:
-            for slot in ("game", "turn", "quiet", *timers.slots("bot:")):
-                timers.drop(slot)
-            self.presence.schedule()
-            return
-        now = self.clock()
-        # a wait counts from the change that started it (after a restart, the
-        # last action stored): it resumes with the time it had left
-        since = table.changed_at
-        kind = table.game.timer(table.state)
-        if kind is None:
-            timers.drop("game")
-        else:
-            secs = self.settings.timer_seconds(kind)
-            timers.start("game", kind, since + secs, self._on_game_timer, key=self._timer_epoch)
-        to_act = table.to_act
-        limit = self.settings.turn_timer
-        people = (
-            [s for s in to_act if not self.bots.bot_drives(s)]
-            if limit is not None and kind is None
-            else []
-        )
-        if limit is None or not people:
-            timers.drop("turn")
-        else:
-            seat = people[0] if len(to_act) == 1 else None
-            timers.start(
-                "turn",
-                "turn",
-                max(since, self.settings_at) + limit,
-                self._on_turn_timer,
-                key=frozenset(to_act),
-                seat=seat,
-            )
-        for seat in to_act:
-            slot = f"bot:{seat}"
-            if timers.get(slot) is None and self.bots.bot_drives(seat):
-                delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
-                timers.start(slot, "bot", now + delay, self.bots.on_bot, key=table.seq, seat=seat)
-        if self.bots.quiet_passes():
-            timers.start("quiet", "quiet", now, self.bots.on_quiet, key=table.seq)
-        else:
-            timers.drop("quiet")
-        if presence:
-            self.presence.schedule()
-
-    def _timer_json(self) -> dict[str, Any] | None:
-        t = self.timers.get("game") or self.timers.get("turn")
-        return t.as_json(self.clock()) if t is not None else None
+        """Bring the waits in line with the state just committed (Waits)."""
+        self.waits.reschedule(presence=presence)
 
     async def _locked(self, step: Callable[[], Awaitable[None]]) -> None:
         """How a timer's callback runs: under the lock, one change at a time."""
@@ -747,45 +711,6 @@ class Room:
         async with self.lock:
             if not self.closed or not self.stored:  # a closed room's last save retries
                 await step()
-
-    async def _on_game_timer(self, t: Timer) -> None:
-        if not self.table.playing:
-            return
-        self._timer_epoch += 1
-        try:
-            await self.play(None, {"type": "timeout"})
-        except (RoomError, IllegalAction) as err:
-            self._timer_epoch -= 1
-            if self._check_moved(err):
-                return
-            # its deadline has passed: re-armed as it was, it would fire at once,
-            # for ever; the same wait is kept (same kind and key) and tried later
-            delay = self._retry.next(self._jitter)
-            log.error("room %s: timeout refused (%s); again in %.1f s", self.code, err, delay)
-            self.timers.start(
-                "game", t.kind, self.clock() + delay, self._on_game_timer, key=self._timer_epoch
-            )
-
-    async def _on_turn_timer(self, t: Timer) -> None:
-        table = self.table
-        if not table.playing:
-            return
-        newly = [s for s in table.to_act if not self.bots.bot_drives(s)]
-        table.forced.update(newly)
-        table.forced_key = frozenset(table.to_act)
-        self.reschedule()
-        players = self.members.players
-        self.change(
-            [
-                room_event("auto_on", seat=s, name=players[table.game_seats[s]].name, turn=True)
-                for s in newly
-            ]
-        )
-
-    def _stop_waits(self) -> None:
-        """Every wait dropped, and every bot's thinking with them."""
-        self.timers.drop_all()
-        self.bots.drop_thoughts()
 
     def _check_moved(self, err: Exception) -> bool:
         """A refused append said another process owns the room now: this one
@@ -827,7 +752,7 @@ class Room:
     async def close(self) -> None:
         self.closed = True
         self.record.closed = True
-        self._stop_waits()
+        self.waits.stop()
         self.table.stop()
         self.delivery.close_all(CLOSE_LEFT, "the room has closed")
         await self.save()  # and once it is stored, the room is gone (`_gone`)
@@ -858,5 +783,5 @@ class Room:
     async def shutdown(self) -> None:
         """Stop timers and bots (server shutdown); the room stays open in the records."""
         async with self.lock:
-            self._stop_waits()
+            self.waits.stop()
             self.delivery.close_all(1012, "server restarting")
