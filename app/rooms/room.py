@@ -34,6 +34,7 @@ from app.rooms.bot_driver import BotDriver
 from app.rooms.clock import Clock, system_clock
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
+from app.rooms.dealing import Dealer
 from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
@@ -43,26 +44,20 @@ from app.rooms.presence import Presence
 from app.rooms.quiet import QuietPosso
 from app.rooms.saving import RoomSaver
 from app.rooms.settings import RoomSettings, parse_settings
-from app.rooms.table import BOT_FILL_GAMES, FINISHED, LOBBY, PLAYING, Table
+from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
 from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timers
 from app.rooms.waits import Waits
 from app.store.records import (
-    Fenced,
     GameRecord,
     PlayerRecord,
     Records,
     RoomRecord,
-    new_game_ref,
 )
 
 __all__ = ["FINISHED", "HISTORY_MAX", "LOBBY", "PLAYING", "Room", "Seeds", "new_seed"]
 
 log = logging.getLogger(__name__)
-
-#: the game whose rooms keep a series tally, and its points per place
-TALLY_GAME = "bigtwo"
-TALLY_POINTS = (3, 2, 1, 0)
 
 Seeds = Callable[[], int]
 
@@ -83,18 +78,6 @@ def moves_as_guest(p: PlayerRecord) -> bool:
 
 def new_seed() -> int:
     return secrets.randbits(62)
-
-
-def add_to_tally(tally: dict[str, int], seats: list[str], result: dict[str, Any]) -> None:
-    """A finished game's series points, by place (tied seats each get the
-    points of the place they share)."""
-    rank = 0
-    for group in result.get("places", []):
-        points = TALLY_POINTS[rank] if rank < len(TALLY_POINTS) else 0
-        for seat in group:
-            pid = seats[seat]
-            tally[pid] = tally.get(pid, 0) + points
-        rank += len(group)
 
 
 class Room:
@@ -206,6 +189,19 @@ class Room:
             self.waits.timer_json,
             self.quiet,
         )
+        #: dealing, finishing and rebuilding games (app/rooms/dealing.py)
+        self.dealer = Dealer(
+            self.code,
+            games,
+            records,
+            self.members,
+            self.table,
+            self.delivery,
+            self.waits,
+            seeds=seeds,
+            save=self.save,
+            change=self.change,
+        )
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
         #: the server can push), and per seat to act: its turn's number and
         #: whether that turn has had its one nudge
@@ -293,34 +289,12 @@ class Room:
     # ------------------------------------------------------------- recovery
 
     async def repair_tally(self) -> None:
-        """The series tally is derived from the room's finished games, so a
-        rebuild makes it again from them: a crash between a game's result and
-        the room's next save would otherwise lose that game's points for good,
-        and a save made after a result that failed to store would count them
-        twice once the game is finished again.  If the games cannot be read,
-        the rebuild fails (and is tried again at the next use): a room rebuilt
-        on the stored tally would add its next games to a stale one."""
-        finished = await self.records.finished_results(self.code, TALLY_GAME)
-        tally: dict[str, int] = {}
-        for game in finished:
-            add_to_tally(tally, game.seats, game.result)
-        self.record.tally = tally
+        """The series tally made again from the finished games (Dealer)."""
+        await self.dealer.repair_tally()
 
     async def restore_game(self, rec: GameRecord) -> None:
-        """Rebuild the live game (recovery after a restart), and repair what a
-        crash may have left out: a game that is over is finished now (its
-        result stored, the room between games); missing score rows are written."""
-        game = self.games[rec.game]
-        for i, pid in enumerate(rec.seats):
-            if pid not in self.members.players:
-                self.members.add_ghost(pid, i)
-        self.members.seat_to(list(rec.seats))
-        await self.table.restore(rec, game)
-        await self.table.repair()
-        result = self.table.over()
-        if result is not None:
-            await self._finish(result, [])
-        self.reschedule()
+        """Rebuild the live game after a restart (Dealer)."""
+        await self.dealer.restore_game(rec)
 
     # ----------------------------------------------------------- membership
 
@@ -594,72 +568,14 @@ class Room:
         result = self.table.over()
         extra: list[Event] = []
         if result is not None:
-            await self._finish(result, extra)
+            await self.dealer.finish(result, extra)
         # presence waits change only when the game ends, not with every move
         self.waits.reschedule(presence=result is not None)
         self.change([*events, *extra], room_changed=result is not None)
 
-    async def _finish(self, result: dict[str, Any], events: list[Event]) -> None:
-        table = self.table
-        await table.finish(result)
-        names = self.members.names
-        table.result_names = [names.get(pid, "?") for pid in table.game_seats]
-        if table.game.name == TALLY_GAME:
-            add_to_tally(self.record.tally, table.game_seats, result)
-        self.members.grow(table.game.max_seats)
-        await self.save()
-        events.append(room_event("finished", result=result))
-        log.info("room %s: game %s of %s over", self.code, table.public_id, table.game.name)
-
     async def start(self) -> None:
-        """Deal a new game to the seated people (and bots)."""
-        game, members = self.table.game, self.members
-        await self.table.repair()  # the last game's result, if its write failed
-        if self.table.result_unsaved is not None:
-            # the series tally and the history are made of stored results: a
-            # game whose result cannot be stored yet holds the next one back
-            raise RoomError("storage_error", "the last game could not be saved yet; try again")
-        seated = [pid for pid in members.seats if pid is not None]
-        added: list[PlayerRecord] = []
-        if game.name in BOT_FILL_GAMES:
-            while len(seated) + len(added) < game.max_seats:
-                added.append(members.new_bot(len(seated) + len(added)))
-        order = seated + [b.player_id for b in added]
-        if len(order) < game.min_seats:
-            raise RoomError(
-                "too_few_players", f"{game.title} needs at least {game.min_seats} seated players"
-            )
-        if len(order) > game.max_seats:
-            raise RoomError("bad_seat", f"{game.title} seats at most {game.max_seats}")
-        seed = self.seeds()
-        try:
-            # every option stored with the game, defaults and rules version too:
-            # it replays under what it was played by, whatever later code says
-            options = game.parse_options(self.record.options).model_dump(mode="json")
-            state = game.new_game(len(order), options, seed)
-        except ValueError as err:
-            raise RoomError("bad_options", str(err)) from None
-        public_id = new_game_ref()
-        try:
-            game_id = await self.records.start_game(
-                self.code, game.name, options, seed, order, self.table.epoch, public_id
-            )
-        except Fenced as err:
-            raise RoomError("moved", "this room moved to another server: reconnecting") from err
-        except Exception as err:
-            log.exception("room %s: could not record a new game", self.code)
-            raise RoomError("storage_error", "the game could not be saved; try again") from err
-        for bot in added:
-            members.add_bot(bot, None)
-        members.seat_to(order)
-        self.table.begin(order, seed, state, game_id, public_id)
-        logs.in_room(self.code, public_id)
-        log.info("room %s: game %s of %s started", self.code, public_id, game.name)
-        self.delivery.restart_history()
-        self.waits.stop()
-        await self.save()
-        self.reschedule()
-        self.change([room_event("started", game_no=self.table.games_played, game=game.name)])
+        """Deal a new game to the seated people and bots (Dealer)."""
+        await self.dealer.start()
 
     # --------------------------------------------------------------- people
 
