@@ -32,12 +32,13 @@ from app.core import logs, metrics
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.bot_driver import BotDriver
 from app.rooms.clock import Clock, system_clock
+from app.rooms.closing import Closing
 from app.rooms.commands import run_command
 from app.rooms.connection import Connection
 from app.rooms.dealing import Dealer
 from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError, bad_claim
-from app.rooms.events import CLOSE_LEFT, CLOSE_MOVED, room_event
+from app.rooms.events import CLOSE_MOVED, room_event
 from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, TurnNudges
 from app.rooms.presence import Presence
@@ -112,16 +113,12 @@ class Room:
         game = games[record.game]
         self.members = Membership(record, game.max_seats, clock, self.settings.disconnect_grace)
         self.table = Table(game, records, self.code, clock)
-        self.table.on_fenced = self._moved_away
-        #: a write was refused for a newer owner: stepping down (`_moved_away`)
-        self._moving = False
+        self.table.on_fenced = lambda: self.closing.moved_away()
         #: every part that waits holds these, given at construction: one
         #: place (`new_timers`) decides what they are
         self.timers = self.new_timers()
         #: each person's own "don't ask me about Possos" switches
         self.quiet = QuietPosso()
-        #: time since which nobody has been connected (None: someone is)
-        self.idle_since: float | None = clock()
         self._jitter = random.Random(seeds())  # bots' delays and retries: seeded in tests
         #: failed timeouts and bot moves (storage away) retry later and later
         self._retry = Backoff()
@@ -135,7 +132,7 @@ class Room:
             clock,
             play=self.play,
             moved_on=self._moved_on,
-            check_moved=self._check_moved,
+            check_moved=lambda err: self.closing.check_moved(err),
             thinker=thinker or InlineThinker(),
             jitter=self._jitter,
             retry=self._retry,
@@ -149,8 +146,8 @@ class Room:
             self.timers,
             clock,
             self._jitter,
-            moved_away=self._moved_away,
-            gone=self._gone,
+            moved_away=lambda: self.closing.moved_away(),
+            gone=lambda: self.closing.gone(),
             closed=lambda: self.closed,
         )
         #: who is away, and what their grace ends in (app/rooms/presence.py)
@@ -176,7 +173,7 @@ class Room:
             self.presence,
             clock,
             play=self.play,
-            check_moved=self._check_moved,
+            check_moved=lambda err: self.closing.check_moved(err),
             change=self.change,
             jitter=self._jitter,
             retry=self._retry,
@@ -201,6 +198,10 @@ class Room:
             seeds=seeds,
             save=self.save,
             change=self.change,
+        )
+        #: how the room ends: closing, idle, shutdown, stepping down (app/rooms/closing.py)
+        self.closing = Closing(
+            self, self.members, self.table, self.delivery, self.waits, clock, save=self.save
         )
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
         #: the server can push), and per seat to act: its turn's number and
@@ -408,7 +409,7 @@ class Room:
                 )
                 self.members.left(person.player_id, self.settings.disconnect_grace)
             if held:
-                self._mark_idle()
+                self.closing.mark_idle()
                 await self.save()
                 self.presence.schedule()
                 self.change([room_event("moved", seat=p.seat, name=p.name) for p in held])
@@ -434,7 +435,7 @@ class Room:
         )
         self.delivery.close_person(person.player_id, CLOSE_MOVED, moved)
         self.members.left(person.player_id, self.settings.disconnect_grace)
-        self._mark_idle()
+        self.closing.mark_idle()
         await self.save()
         self.presence.schedule()
         extra = {"by": by} if by is not None else {}
@@ -455,7 +456,7 @@ class Room:
         if player is None or self.closed:
             conn.close(4401, "not a member of this room")
             return False
-        self.idle_since = None
+        self.closing.idle_since = None
         if not self.delivery.add(conn, since):  # another tab of someone here
             self.delivery.send_view(conn)
             return True
@@ -480,7 +481,7 @@ class Room:
         async with self.lock:
             if not self.delivery.remove(conn):
                 return
-            self._mark_idle()
+            self.closing.mark_idle()
             player = self.members.players.get(conn.player_id)
             if player is None or self.closed:
                 return
@@ -520,7 +521,7 @@ class Room:
             except (RoomError, IllegalAction) as err:
                 refused = err.code
                 conn.push(self.error_frame(msg_id, err))
-                self._check_moved(err)
+                self.closing.check_moved(err)
             except Exception:
                 log.exception("room %s: unexpected error on %s %r", self.code, kind, payload)
                 refused = "bad_action"
@@ -589,7 +590,7 @@ class Room:
         members.void_token(person)
         self.quiet.forget(person.player_id)
         self.delivery.close_person(person.player_id, code, reason)
-        self._mark_idle()
+        self.closing.mark_idle()
         game_seat = table.seat_of(person.player_id)
         if game_seat is not None:
             person.is_bot = True
@@ -628,21 +629,6 @@ class Room:
             if not self.closed or not self.stored:  # a closed room's last save retries
                 await step()
 
-    def _check_moved(self, err: Exception) -> bool:
-        """A refused append said another process owns the room now: this one
-        steps down (after the current change, outside the lock)."""
-        if not (isinstance(err, RoomError) and err.code == "moved"):
-            return False
-        self._moved_away()
-        return True
-
-    def _moved_away(self) -> None:
-        """A write was refused for a newer owner: step down (soon, outside
-        whatever holds the lock now), once however many writes said so."""
-        if self.on_moved is not None and not self.closed and not self._moving:
-            self._moving = True
-            asyncio.get_running_loop().call_soon(self.on_moved, self)
-
     # ------------------------------------------------------------- delivery
 
     def change(
@@ -655,6 +641,18 @@ class Room:
 
     # ------------------------------------------------------------ lifecycle
 
+    async def close(self) -> None:
+        """Close for good (Closing)."""
+        await self.closing.close()
+
+    async def close_if_idle(self, after: float) -> bool:
+        """Close if nobody has been connected for `after` seconds (Closing)."""
+        return await self.closing.close_if_idle(after)
+
+    async def shutdown(self) -> None:
+        """Stop timers and bots (server shutdown; Closing)."""
+        await self.closing.shutdown()
+
     async def save(self) -> None:
         """Save the room's people now (app/rooms/saving.py: refused for a newer
         owner, retried later and later on any other failure)."""
@@ -664,40 +662,3 @@ class Room:
     def stored(self) -> bool:
         """Storage holds the room's people as they are now (no save pending)."""
         return self.saver.stored
-
-    async def close(self) -> None:
-        self.closed = True
-        self.record.closed = True
-        self.waits.stop()
-        self.table.stop()
-        self.delivery.close_all(CLOSE_LEFT, "the room has closed")
-        await self.save()  # and once it is stored, the room is gone (`_gone`)
-
-    def _gone(self) -> None:
-        """A closed room's close is stored: its manager lets it go (once)."""
-        on_close, self.on_close = self.on_close, None
-        if on_close is not None:
-            on_close(self)
-
-    def _mark_idle(self) -> None:
-        """Start the idle clock once the last socket has gone."""
-        if not self.delivery.conns and self.idle_since is None:
-            self.idle_since = self.clock()
-
-    async def close_if_idle(self, after: float) -> bool:
-        """Close the room if nobody has been connected for `after` seconds: an
-        abandoned room would otherwise live, and be recovered at every restart,
-        for ever.  Its finished games stay in the history."""
-        async with self.lock:
-            idle = self.idle_since
-            if self.closed or idle is None or self.clock() - idle < after:
-                return False
-            log.info("room %s: closed after %.0f s with nobody connected", self.code, after)
-            await self.close()
-            return True
-
-    async def shutdown(self) -> None:
-        """Stop timers and bots (server shutdown); the room stays open in the records."""
-        async with self.lock:
-            self.waits.stop()
-            self.delivery.close_all(1012, "server restarting")

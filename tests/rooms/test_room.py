@@ -345,32 +345,6 @@ async def test_real_games_of_bots_finish_on_their_own(
     await room.shutdown()
 
 
-async def test_a_room_nobody_uses_any_more_closes_and_one_in_use_does_not() -> None:
-    records = MemoryRecords()
-    room = new_room(TINY, options={"bidding": False}, records=records)
-    ann, bob = await seat_people(room, 2)
-    await room.handle(ann, 1, "cmd", {"type": "start"})
-    assert not await room.close_if_idle(0)  # people are connected
-    await room.disconnect(ann)
-    assert not await room.close_if_idle(0)  # Bob still is
-    await room.disconnect(bob)
-    assert not await room.close_if_idle(3600)  # nobody, but only just
-    assert await room.close_if_idle(0)
-    assert room.closed and records.rooms[room.code].closed
-    assert not await room.close_if_idle(0)  # closing twice does nothing
-
-
-async def test_a_room_left_by_its_last_connected_member_goes_idle() -> None:
-    """Ann leaves while Bob, still a member, is away: the room stays open for
-    Bob, and the idle clock runs from Ann's leaving."""
-    room = new_room(TINY, options={"bidding": False})
-    ann, bob = await seat_people(room, 2)
-    await room.disconnect(bob)
-    await room.handle(ann, 1, "cmd", {"type": "leave"})
-    assert not room.closed and not room.conns
-    assert await room.close_if_idle(0)
-
-
 async def test_a_finished_games_result_keeps_the_names_its_players_had() -> None:
     """Seen at a table: after the host removed a bot between games, the
     result read "1st Seat 3" with an "away" dot.  A result is history."""
