@@ -37,16 +37,16 @@ from app.rooms.commands import run_command
 from app.rooms.connection import Connection
 from app.rooms.dealing import Dealer
 from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
-from app.rooms.errors import RoomError, bad_claim
-from app.rooms.events import CLOSE_MOVED, room_event
+from app.rooms.errors import RoomError
+from app.rooms.events import room_event
 from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, TurnNudges
+from app.rooms.places import Places
 from app.rooms.presence import Presence
 from app.rooms.quiet import QuietPosso
 from app.rooms.saving import RoomSaver
 from app.rooms.settings import RoomSettings, parse_settings
 from app.rooms.table import FINISHED, LOBBY, PLAYING, Table
-from app.rooms.text import clean_name
 from app.rooms.timers import Backoff, Timers
 from app.rooms.waits import Waits
 from app.store.records import (
@@ -61,20 +61,6 @@ __all__ = ["FINISHED", "HISTORY_MAX", "LOBBY", "PLAYING", "Room", "Seeds", "new_
 log = logging.getLogger(__name__)
 
 Seeds = Callable[[], int]
-
-
-def owns(p: PlayerRecord, guest_id: str | None, account_id: int | None) -> bool:
-    """Whether a browser with this guest identity, or signed in to this
-    account, is `p`'s own."""
-    if guest_id and p.guest_id == guest_id:
-        return True
-    return account_id is not None and p.account_id == account_id
-
-
-def moves_as_guest(p: PlayerRecord) -> bool:
-    """Whether `p`'s own move link moves a guest identity (a guest with a
-    guest id; someone signed in simply signs in on the new device)."""
-    return p.account_id is None and bool(p.guest_id)
 
 
 def new_seed() -> int:
@@ -203,6 +189,10 @@ class Room:
         self.closing = Closing(
             self, self.members, self.table, self.delivery, self.waits, clock, save=self.save
         )
+        #: who holds a place, on which device (app/rooms/places.py)
+        self.places = Places(
+            self, self.members, self.table, self.delivery, self.quiet, self.presence, self.closing
+        )
         #: where turn nudges go (app/rooms/nudges.py; set by the manager when
         #: the server can push), and per seat to act: its turn's number and
         #: whether that turn has had its one nudge
@@ -309,44 +299,15 @@ class Room:
         host: bool = False,
         token_hash: str | None = None,
     ) -> tuple[PlayerRecord, str]:
-        """A new person in the room; returns their record and their secret token
-        (or "" if the caller made it and passed `token_hash`).  Someone signed
-        in who is already here gets their own place back instead, on this device."""
-        name = clean_name(name)
-        async with self.lock:
-            if self.closed:
-                raise RoomError("no_room", "this room has closed")
-            members = self.members
-            if account_id is not None:
-                known = members.by_account(account_id)
-                if known is not None:
-                    known.lent = False  # the person themselves, on a device of theirs
-                    return known, await self._move_device(known, guest_id, hashed=token_hash)
-            waiting = members.waiting_for(guest_id)
-            if waiting is not None:  # moved here from another room: their place
-                waiting.lent = False
-                return waiting, await self._move_device(waiting, None, hashed=token_hash)
-            members.check_may_join(guest_id, account_id, self.settings.locked)
-            seat = None if spectator or self.table.playing else members.free_seat()
-            player, token = members.add_person(
-                name,
-                seat,
-                guest_id=guest_id,
-                account_id=account_id,
-                hashed=token_hash,
-                grace=self.settings.disconnect_grace,
-            )
-            host_before = members.host
-            if host or members.host is None:
-                members.host = player.player_id
-            await self.save()
-            if not self.stored:  # a join is acknowledged only once it is stored
-                members.forget(player)
-                members.host = host_before
-                raise RoomError("storage_error", "the room cannot take anyone just now; try again")
-            self.presence.schedule()
-            self.change([room_event("joined", seat=seat, name=name)])
-            return player, token
+        """A new person in the room, and their secret token (Places)."""
+        return await self.places.join(
+            name,
+            guest_id=guest_id,
+            account_id=account_id,
+            spectator=spectator,
+            host=host,
+            token_hash=token_hash,
+        )
 
     async def claim(
         self,
@@ -356,91 +317,18 @@ class Room:
         account_id: int | None = None,
         token_hash: str | None = None,
     ) -> tuple[PlayerRecord, str, bool]:
-        """Take a place with a one-time link (`seat_link`, `move_link`), named by
-        the hash of its secret (the secret itself never leaves the route); the
-        person, their new token, and whether it was their own move link.
-
-        A seat link someone else made writes nothing of the claimer's onto the
-        person's record, so each person's history holds what they played; and
-        unless the claimer's browser is the person's own, the place is `lent`:
-        it may not move the person, and the person's identity elsewhere may
-        not follow its cards while the game runs (a seat link moves a seat,
-        never a person).  A browser or account the host removed may not claim.  A
-        guest's own move link leaves the record as it is too: the person
-        moves, not only the place - the route makes the new browser act as
-        the person's guest id everywhere (app/api/rooms.py).  A place held by an
-        account (or with no guest id) takes the new browser's guest id, so
-        that browser sees the game even while signed out."""
-        async with self.lock:
-            if not self.closed:
-                self.members.check_not_removed(guest_id, account_id)
-            found = None if self.closed else self.members.take_claim(claim_hash)
-            if found is None:
-                raise bad_claim()
-            person, claim = found
-            person.lent = not (claim.own or owns(person, guest_id, account_id))
-            maker = self.members.names.get(claim.by, "someone")
-            self.members.remember_replaced(person, maker, claim.own)
-            token = await self._move_device(
-                person,
-                guest_id if claim.own and not moves_as_guest(person) else None,
-                by=None if claim.own else maker,
-                hashed=token_hash,
-            )
-            if not self.stored:  # the new token would not outlive a crash: not handed out
-                raise RoomError("storage_error", "the link could not be used just now; ask again")
-            return person, token, claim.own
+        """Take a place with a one-time link (Places)."""
+        return await self.places.claim(
+            claim_hash, guest_id=guest_id, account_id=account_id, token_hash=token_hash
+        )
 
     async def release_person(self, guest_id: str) -> int:
-        """The guest `guest_id` moved to another browser with a move link made
-        in another room: their place here leaves the old browser too (its
-        token void, its sockets closed and told why), and waits for them to
-        open the room on the new one (`join` finds it by their guest id).
-        How many places were released."""
-        async with self.lock:
-            if self.closed:
-                return 0
-            held = [p for p in self.members.humans() if p.guest_id == guest_id and p.token_hash]
-            for person in held:
-                self.members.remember_replaced(person, person.name, True)
-                self.members.void_token(person)
-                self.delivery.close_person(
-                    person.player_id, CLOSE_MOVED, "you moved to another device"
-                )
-                self.members.left(person.player_id, self.settings.disconnect_grace)
-            if held:
-                self.closing.mark_idle()
-                await self.save()
-                self.presence.schedule()
-                self.change([room_event("moved", seat=p.seat, name=p.name) for p in held])
-            return len(held)
+        """A guest moved to another browser from another room (Places)."""
+        return await self.places.release_person(guest_id)
 
-    async def _move_device(
-        self,
-        person: PlayerRecord,
-        guest_id: str | None,
-        *,
-        by: str | None = None,
-        hashed: str | None = None,
-    ) -> str:
-        """`person` continues on another device: a new token, the old one void
-        and its sockets closed, told why (`by`: who made the seat link)."""
-        token = self.members.reissue_token(person, hashed)
-        if guest_id is not None:
-            person.guest_id = guest_id
-        moved = (
-            f"your seat moved to a new device with a seat link {by} made"
-            if by is not None
-            else "your seat moved to another device"
-        )
-        self.delivery.close_person(person.player_id, CLOSE_MOVED, moved)
-        self.members.left(person.player_id, self.settings.disconnect_grace)
-        self.closing.mark_idle()
-        await self.save()
-        self.presence.schedule()
-        extra = {"by": by} if by is not None else {}
-        self.change([room_event("moved", seat=person.seat, name=person.name, **extra)])
-        return token
+    async def remove_person(self, person: PlayerRecord, code: int, reason: str, what: str) -> None:
+        """Take a person out (Places)."""
+        await self.places.remove_person(person, code, reason, what)
 
     async def connect(self, conn: Connection, since: Resume | None = None) -> bool:
         """Register an authenticated socket; send what it missed, and its view."""
@@ -579,38 +467,6 @@ class Room:
         await self.dealer.start()
 
     # --------------------------------------------------------------- people
-
-    async def remove_person(self, person: PlayerRecord, code: int, reason: str, what: str) -> None:
-        """Take a person out: between games their seat frees; during a game a bot
-        takes it over under their name.  Their token stops working at once."""
-        members, table = self.members, self.table
-        seat = person.seat
-        if what == "kicked":
-            members.remember_removed(person)
-        members.void_token(person)
-        self.quiet.forget(person.player_id)
-        self.delivery.close_person(person.player_id, code, reason)
-        self.closing.mark_idle()
-        game_seat = table.seat_of(person.player_id)
-        if game_seat is not None:
-            person.is_bot = True
-            members.arrived(person.player_id)  # a bot is never away
-            table.auto.discard(game_seat)
-            table.forced.discard(game_seat)
-        else:
-            members.forget(person)
-        events = [room_event(what, seat=seat, name=person.name)]
-        if members.host == person.player_id:
-            heir = members.heir() or next(iter(members.humans()), None)
-            members.host = heir.player_id if heir else None
-            if heir is not None:
-                events.append(room_event("host", seat=heir.seat, name=heir.name))
-        if not members.humans():
-            await self.close()
-            return
-        await self.save()
-        self.reschedule()
-        self.change(events)
 
     def away_too_long(self, pid: str, grace: float | None = None) -> float:
         """Seconds until `pid` has been away past their grace (Presence)."""

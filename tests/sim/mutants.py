@@ -71,7 +71,7 @@ MUTANTS: list[Mutant] = [
         "removed_still_play",
         "origin",
         "people who left or were removed still play their seat from their open sockets",
-        "app/rooms/room.py",
+        "app/rooms/places.py",
         "self.delivery.close_person(person.player_id, code, reason)",
         "pass",
     ),
@@ -105,9 +105,9 @@ MUTANTS: list[Mutant] = [
         "leave_never_written",
         "promises",
         "a leave that is never written",
-        "app/rooms/room.py",
-        "            await self.close()\n            return\n        await self.save()\n",
-        "            await self.close()\n            return\n"
+        "app/rooms/places.py",
+        "            await self.room.close()\n            return\n        await self.room.save()\n",
+        "            await self.room.close()\n            return\n"
         "        self._saved = self.members.snapshot()\n",  # it believes it saved
     ),
     Mutant(
@@ -181,7 +181,7 @@ MUTANTS: list[Mutant] = [
         "posso_switches_kept",
         "bounded memory",
         "the Posso switches of people who left are never pruned",
-        "app/rooms/room.py",
+        "app/rooms/places.py",
         "        self.quiet.forget(person.player_id)\n",
         "",
     ),
