@@ -6,10 +6,10 @@ and a host away too long handing the role on.
 who went when and with what grace) and the table, and keeps the one
 `presence` wait in the room's `Timers` on the next grace to end, so it fires
 under the room's lock like every other change.  The room calls `schedule`
-whenever who is here, the game or the settings change, and
-`pass_host_if_overdue` when someone comes back; it gives `Presence` its own
-steps: saving, bringing the other waits in line (`reschedule`), and the one
-`change` that tells everyone.
+whenever who is here, the game or the settings change, and `came_back` and
+`went` as someone's first socket opens and last one closes; it gives
+`Presence` its own steps: saving, bringing the other waits in line
+(`reschedule`), and the one `change` that tells everyone.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from app.rooms.membership import Membership
 from app.rooms.settings import RoomSettings
 from app.rooms.table import Table
 from app.rooms.timers import Timer, Timers
+from app.store.records import PlayerRecord
 
 
 class Presence:
@@ -119,3 +120,33 @@ class Presence:
         self.reschedule()
         if events:
             self.change(events)
+
+    async def came_back(self, player: PlayerRecord) -> list[Event]:
+        """`player`'s first socket opened: they are here again, the bot that
+        stood in for them steps aside at once, and an overdue host role
+        passes on."""
+        pid = player.player_id
+        was_away = pid in self.members.away_since
+        self.members.arrived(pid)
+        events: list[Event] = []
+        seat = self.table.seat_of(pid)
+        if seat is not None and was_away:
+            events.append(room_event("back", seat=seat, name=player.name))
+        if seat is not None and self.table.stand_in(seat):
+            self.table.auto.discard(seat)
+            self.table.forced.discard(seat)
+            self.timers.drop(f"bot:{seat}")
+            events.append(room_event("auto_off", seat=seat, name=player.name))
+        events += await self.pass_host_if_overdue()
+        return events
+
+    def went(self, player: PlayerRecord) -> list[Event]:
+        """`player`'s last socket closed: their grace starts, and the presence
+        wait is set for it."""
+        self.members.left(player.player_id, self.settings.disconnect_grace)
+        events: list[Event] = []
+        seat = self.table.seat_of(player.player_id)
+        if seat is not None and not player.is_bot:
+            events.append(room_event("away", seat=seat, name=player.name))
+        self.schedule()
+        return events

@@ -38,7 +38,6 @@ from app.rooms.connection import Connection
 from app.rooms.dealing import Dealer
 from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError
-from app.rooms.events import room_event
 from app.rooms.membership import Membership
 from app.rooms.nudges import Nudge, TurnNudges
 from app.rooms.places import Places
@@ -348,19 +347,7 @@ class Room:
         if not self.delivery.add(conn, since):  # another tab of someone here
             self.delivery.send_view(conn)
             return True
-        pid = player.player_id
-        was_away = pid in self.members.away_since
-        self.members.arrived(pid)
-        events: list[Event] = []
-        seat = self.table.seat_of(pid)
-        if seat is not None and was_away:
-            events.append(room_event("back", seat=seat, name=player.name))
-        if seat is not None and self.table.stand_in(seat):
-            self.table.auto.discard(seat)
-            self.table.forced.discard(seat)
-            self.timers.drop(f"bot:{seat}")
-            events.append(room_event("auto_off", seat=seat, name=player.name))
-        events += await self.presence.pass_host_if_overdue()
+        events = await self.presence.came_back(player)
         self.reschedule()
         self.change(events)
         return True
@@ -373,12 +360,7 @@ class Room:
             player = self.members.players.get(conn.player_id)
             if player is None or self.closed:
                 return
-            self.members.left(player.player_id, self.settings.disconnect_grace)
-            events: list[Event] = []
-            seat = self.table.seat_of(player.player_id)
-            if seat is not None and not player.is_bot:
-                events.append(room_event("away", seat=seat, name=player.name))
-            self.presence.schedule()
+            events = self.presence.went(player)
             self.change(events)
 
     # --------------------------------------------------------------- messages
