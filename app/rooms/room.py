@@ -5,8 +5,15 @@
   writer of game state;
 - `Delivery` (delivery.py): sockets, versions, history - the only reader of
   views, and the one place anything is sent;
-- `Timers` (timers.py): the waits (game timers, turn timer, bots' thinking,
-  the grace of someone who is away);
+- `Timers` (timers.py): the waits, each run under the lock (`new_timers`
+  makes them, once, before any part that holds them);
+- the parts with one job each: `Places` (places.py: joining, links, moving
+  device, taking a person out), `Presence` (presence.py: who is away, grace,
+  auto-bot, host hand-over), `Waits` (waits.py: game, turn, bot and quiet
+  waits after each change), `BotDriver` (bot_driver.py: bots' moves and
+  thinking), `Dealer` (dealing.py: starting, finishing and rebuilding games,
+  the tally), `RoomSaver` (saving.py), `Closing` (closing.py: close, idle
+  close, shutdown, stepping down), `TurnNudges` (nudges.py);
 - commands.py: what each room command does.
 
 Everything that changes a room runs under `self.lock`, one message, timer or
@@ -199,6 +206,17 @@ class Room:
         self.nudges = TurnNudges(
             self.code, self.table, self.members, self.delivery, self.bots, lambda: self.closed
         )
+        # the parts' steps the room's callers take (the api, the manager,
+        # commands.py), each the part's own: no second signature to keep
+        self.join = self.places.join
+        self.claim = self.places.claim
+        self.release_person = self.places.release_person
+        self.remove_person = self.places.remove_person
+        self.start = self.dealer.start
+        self.repair_tally = self.dealer.repair_tally
+        self.away_too_long = self.presence.away_too_long
+        self.close_if_idle = self.closing.close_if_idle
+        self.shutdown = self.closing.shutdown
 
     @classmethod
     def new(
@@ -278,56 +296,11 @@ class Room:
 
     # ------------------------------------------------------------- recovery
 
-    async def repair_tally(self) -> None:
-        """The series tally made again from the finished games (Dealer)."""
-        await self.dealer.repair_tally()
-
     async def restore_game(self, rec: GameRecord) -> None:
         """Rebuild the live game after a restart (Dealer)."""
         await self.dealer.restore_game(rec)
 
     # ----------------------------------------------------------- membership
-
-    async def join(
-        self,
-        name: str,
-        *,
-        guest_id: str | None = None,
-        account_id: int | None = None,
-        spectator: bool = False,
-        host: bool = False,
-        token_hash: str | None = None,
-    ) -> tuple[PlayerRecord, str]:
-        """A new person in the room, and their secret token (Places)."""
-        return await self.places.join(
-            name,
-            guest_id=guest_id,
-            account_id=account_id,
-            spectator=spectator,
-            host=host,
-            token_hash=token_hash,
-        )
-
-    async def claim(
-        self,
-        claim_hash: str,
-        *,
-        guest_id: str | None = None,
-        account_id: int | None = None,
-        token_hash: str | None = None,
-    ) -> tuple[PlayerRecord, str, bool]:
-        """Take a place with a one-time link (Places)."""
-        return await self.places.claim(
-            claim_hash, guest_id=guest_id, account_id=account_id, token_hash=token_hash
-        )
-
-    async def release_person(self, guest_id: str) -> int:
-        """A guest moved to another browser from another room (Places)."""
-        return await self.places.release_person(guest_id)
-
-    async def remove_person(self, person: PlayerRecord, code: int, reason: str, what: str) -> None:
-        """Take a person out (Places)."""
-        await self.places.remove_person(person, code, reason, what)
 
     async def connect(self, conn: Connection, since: Resume | None = None) -> bool:
         """Register an authenticated socket; send what it missed, and its view."""
@@ -444,16 +417,6 @@ class Room:
         self.waits.reschedule(presence=result is not None)
         self.change([*events, *extra], room_changed=result is not None)
 
-    async def start(self) -> None:
-        """Deal a new game to the seated people and bots (Dealer)."""
-        await self.dealer.start()
-
-    # --------------------------------------------------------------- people
-
-    def away_too_long(self, pid: str, grace: float | None = None) -> float:
-        """Seconds until `pid` has been away past their grace (Presence)."""
-        return self.presence.away_too_long(pid, grace)
-
     # ------------------------------------------------------- timers and bots
 
     def reschedule(self, *, presence: bool = True) -> None:
@@ -482,14 +445,6 @@ class Room:
     async def close(self) -> None:
         """Close for good (Closing)."""
         await self.closing.close()
-
-    async def close_if_idle(self, after: float) -> bool:
-        """Close if nobody has been connected for `after` seconds (Closing)."""
-        return await self.closing.close_if_idle(after)
-
-    async def shutdown(self) -> None:
-        """Stop timers and bots (server shutdown; Closing)."""
-        await self.closing.shutdown()
 
     async def save(self) -> None:
         """Save the room's people now (app/rooms/saving.py: refused for a newer
