@@ -179,29 +179,6 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
     await second.shutdown()
 
 
-async def test_turn_timer_lets_a_bot_play_the_turn_then_hands_back() -> None:
-    room = new_room(TINY, options={"bidding": False})
-    room.settings = room.settings.model_copy(update={"turn_timer": 0.01})
-    recorder = Recorder()
-    ann, _bob = await seat_people(room, 2, recorder)
-    await room.handle(ann, 1, "cmd", {"type": "start"})
-    assert room.to_act == {0}
-    timer = ann.latest_view["timer"]  # type: ignore[index]
-    assert timer["kind"] == "turn" and timer["seat"] == 0
-    for _ in range(200):  # Ann dawdles: her turn runs out and a bot plays it
-        await asyncio.sleep(0.005)
-        if room.seq >= 1:
-            break
-    assert room.seq >= 1
-    autos = [
-        f.msg["event"] for f in recorder.frames if f.msg.get("event", {}).get("what") == "auto_on"
-    ]
-    assert autos and autos[0]["seat"] == 0
-    # the next turn is Bob's: Ann's seat is hers again
-    assert 0 not in room.table.forced
-    await room.shutdown()
-
-
 async def test_bots_only_games_finish_on_their_own_and_replay_from_the_seed() -> None:
     logs = []
     for _ in range(2):
