@@ -93,7 +93,7 @@ class Presence:
         host_ends = members.host_grace_ends(table.playing)
         if host_ends is not None and not self.closed and members.heir() is not None:
             # with nobody here to take the role there is nothing to wait for:
-            # the next person who connects takes it (Room._connect)
+            # the next person who connects takes it (`came_back`)
             due.append(host_ends)
         if due:
             when = min(due)
