@@ -190,3 +190,24 @@ async def drive(
         action = bot.choose(view["game"], legal, seat, rng)
         await room.handle(conn, ids, "action", action)
     raise AssertionError("the game did not end")
+
+
+def events(conn: object, what: str) -> list[dict[str, object]]:
+    """The room events named `what` that reached `conn`'s own socket."""
+    frames = conn.recorder.frames  # type: ignore[attr-defined]
+    return [
+        f.msg["event"]
+        for f in frames
+        if f.player == conn.player_id  # type: ignore[attr-defined]
+        and f.msg.get("event", {}).get("what") == what
+    ]
+
+
+def replies(conn: object, msg_id: int) -> list[dict[str, object]]:
+    """The replies (ack or error) `conn` got to its message `msg_id`."""
+    frames = conn.recorder.frames  # type: ignore[attr-defined]
+    return [
+        f.msg
+        for f in frames
+        if f.player == conn.player_id and f.msg.get("re") == msg_id  # type: ignore[attr-defined]
+    ]

@@ -10,31 +10,12 @@ import time
 import pytest
 
 from app.rooms.tokens import token_hash
-from tests.rooms.harness import Recorder, attach, new_room, seat_people, settle
+from tests.rooms.harness import Recorder, attach, events, new_room, replies, seat_people, settle
 from tests.rooms.tinygame import TINY
 
 pytestmark = pytest.mark.timeout(30)
 
 GRACE = 0.05
-
-
-def replies(conn: object, msg_id: int) -> list[dict[str, object]]:
-    frames = conn.recorder.frames  # type: ignore[attr-defined]
-    return [
-        f.msg
-        for f in frames
-        if f.player == conn.player_id and f.msg.get("re") == msg_id  # type: ignore[attr-defined]
-    ]
-
-
-def events(conn: object, what: str) -> list[dict[str, object]]:
-    frames = conn.recorder.frames  # type: ignore[attr-defined]
-    return [
-        f.msg["event"]
-        for f in frames
-        if f.player == conn.player_id  # type: ignore[attr-defined]
-        and f.msg.get("event", {}).get("what") == what
-    ]
 
 
 async def test_a_signed_in_player_gets_their_own_seat_back_on_another_device() -> None:

@@ -11,22 +11,12 @@ import pytest
 from app.rooms.membership import REPLACED_MAX, REPLACED_TTL, Membership
 from app.rooms.tokens import token_hash
 from app.store.records import RoomRecord
-from tests.rooms.harness import Recorder, attach, new_room, seat_people, settle
+from tests.rooms.harness import Recorder, attach, events, new_room, replies, seat_people, settle
 from tests.rooms.tinygame import TINY
 
 pytestmark = pytest.mark.timeout(30)
 
 GRACE = 0.05
-
-
-def events(conn: object, what: str) -> list[dict[str, object]]:
-    frames = conn.recorder.frames  # type: ignore[attr-defined]
-    return [
-        f.msg["event"]
-        for f in frames
-        if f.player == conn.player_id  # type: ignore[attr-defined]
-        and f.msg.get("event", {}).get("what") == what
-    ]
 
 
 async def test_the_host_role_passes_to_the_connected_player_seated_longest() -> None:
@@ -113,15 +103,6 @@ async def test_a_bot_stands_in_after_the_grace_and_steps_aside_at_once() -> None
     assert events(ann, "auto_off")[-1]["seat"] == 1
     assert back.latest_view is not None and back.latest_view["room"]["seats"][1]["auto"] is False
     await room.shutdown()
-
-
-def replies(conn: object, msg_id: int) -> list[dict[str, object]]:
-    frames = conn.recorder.frames  # type: ignore[attr-defined]
-    return [
-        f.msg
-        for f in frames
-        if f.player == conn.player_id and f.msg.get("re") == msg_id  # type: ignore[attr-defined]
-    ]
 
 
 async def test_a_one_second_drop_cannot_cost_anyone_their_seat() -> None:
