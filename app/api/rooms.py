@@ -13,7 +13,7 @@ from app.api.doors import JOINS, LOOKUPS, ROOMS, limited
 from app.api.identity import Identity, guest_key, identity, new_secret, set_guest_cookie
 from app.rooms.errors import RoomError, bad_claim
 from app.rooms.manager import RoomManager
-from app.rooms.room import moves_as_guest
+from app.rooms.places import moves_as_guest
 from app.rooms.settings import RoomSettings
 
 log = logging.getLogger(__name__)

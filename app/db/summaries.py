@@ -109,7 +109,7 @@ _ADOPT = (
 )
 
 #: the game whose rooms keep a series tally, and its points per place: as
-#: app/rooms/room.py counts the tally (tests/api/test_records.py compares them)
+#: app/rooms/dealing.py counts the tally (tests/api/test_records.py compares them)
 SERIES_GAME = "bigtwo"
 SERIES_POINTS = (3, 2, 1, 0)
 _series = cast(Table, SeriesPoints.__table__)

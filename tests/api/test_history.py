@@ -162,7 +162,7 @@ async def test_a_player_who_lost_their_seat_cannot_follow_it_but_may_replay_it_o
     app: FastAPI, browsers: list[Browser]
 ) -> None:
     """Kicked (or gone) mid-game, a player's row becomes the bot's that plays
-    on in their seat (as app/rooms/room.py saves it): the running game's
+    on in their seat (as app/rooms/places.py saves it): the running game's
     replay is closed to them, while the others still see their own seats;
     once the game is over they may replay it as one of its players."""
     whole = play(TINY, 2, {}, seed=4)

@@ -19,6 +19,7 @@ import orjson
 
 from app.bots import bot_for
 from app.games.base import Event, Game
+from app.rooms.clock import Clock, system_clock
 from app.rooms.connection import Connection
 from app.rooms.room import PLAYING, Room
 from app.rooms.settings import RoomSettings, parse_settings
@@ -101,12 +102,21 @@ def new_room(
     records: MemoryRecords | None = None,
     cls: type[Room] = SpyRoom,
     code: str = "TEST01",
+    clock: Clock = system_clock,
 ) -> Room:
+    """A room of `game`; its parts keep the `clock` they are made with."""
     parsed = game.parse_options(options or {}).model_dump(mode="json")
     room_settings: RoomSettings = parse_settings({**FAST, **(settings or {})})
     games = {game.name: game}
     return cls.new(
-        code, game, parsed, room_settings, games, records or MemoryRecords(), seeds=seeded(code)
+        code,
+        game,
+        parsed,
+        room_settings,
+        games,
+        records or MemoryRecords(),
+        seeds=seeded(code),
+        clock=clock,
     )
 
 
@@ -180,3 +190,24 @@ async def drive(
         action = bot.choose(view["game"], legal, seat, rng)
         await room.handle(conn, ids, "action", action)
     raise AssertionError("the game did not end")
+
+
+def events(conn: object, what: str) -> list[dict[str, object]]:
+    """The room events named `what` that reached `conn`'s own socket."""
+    frames = conn.recorder.frames  # type: ignore[attr-defined]
+    return [
+        f.msg["event"]
+        for f in frames
+        if f.player == conn.player_id  # type: ignore[attr-defined]
+        and f.msg.get("event", {}).get("what") == what
+    ]
+
+
+def replies(conn: object, msg_id: int) -> list[dict[str, object]]:
+    """The replies (ack or error) `conn` got to its message `msg_id`."""
+    frames = conn.recorder.frames  # type: ignore[attr-defined]
+    return [
+        f.msg
+        for f in frames
+        if f.player == conn.player_id and f.msg.get("re") == msg_id  # type: ignore[attr-defined]
+    ]

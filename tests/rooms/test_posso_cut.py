@@ -63,7 +63,7 @@ async def test_a_cut_that_matters_waits_for_the_dealer() -> None:
     await asyncio.sleep(0.2)
     state = room.state
     assert state.hand_no == 2 and state.phase == "cut"
-    timer = room._timer_json()
+    timer = room.waits.timer_json()
     assert timer is not None and timer["kind"] == "cut" and timer["ms_left"] > 55_000
     dealer = next(c for c in conns if room.game_seat[c.player_id] == state.dealer)
     view = dealer.latest_view

@@ -272,13 +272,13 @@ async def test_a_wait_resumes_with_the_time_it_had_left_after_a_restart() -> Non
     await room.join("Bob")
     ann = await attach(room, ann_p, Recorder())
     await room.handle(ann, 1, "cmd", {"type": "start"})
-    timer = room._timer_json()
+    timer = room.waits.timer_json()
     assert timer is not None and timer["kind"] == "posso_window"
     deadline = timer["deadline_ms"]
     await manager.shutdown()
     records.games[1].last_at = time.time() - 10  # the server was down for ten seconds
     again = await restart(records, room.code, {"posso": posso})
-    resumed = again._timer_json()
+    resumed = again.waits.timer_json()
     assert resumed is not None and resumed["kind"] == "posso_window"
     assert 4_000 < resumed["ms_left"] <= 5_500, resumed
     assert resumed["deadline_ms"] < deadline

@@ -179,29 +179,6 @@ async def test_recovery_replays_the_log_and_knows_the_tokens() -> None:
     await second.shutdown()
 
 
-async def test_turn_timer_lets_a_bot_play_the_turn_then_hands_back() -> None:
-    room = new_room(TINY, options={"bidding": False})
-    room.settings = room.settings.model_copy(update={"turn_timer": 0.01})
-    recorder = Recorder()
-    ann, _bob = await seat_people(room, 2, recorder)
-    await room.handle(ann, 1, "cmd", {"type": "start"})
-    assert room.to_act == {0}
-    timer = ann.latest_view["timer"]  # type: ignore[index]
-    assert timer["kind"] == "turn" and timer["seat"] == 0
-    for _ in range(200):  # Ann dawdles: her turn runs out and a bot plays it
-        await asyncio.sleep(0.005)
-        if room.seq >= 1:
-            break
-    assert room.seq >= 1
-    autos = [
-        f.msg["event"] for f in recorder.frames if f.msg.get("event", {}).get("what") == "auto_on"
-    ]
-    assert autos and autos[0]["seat"] == 0
-    # the next turn is Bob's: Ann's seat is hers again
-    assert 0 not in room.table.forced
-    await room.shutdown()
-
-
 async def test_bots_only_games_finish_on_their_own_and_replay_from_the_seed() -> None:
     logs = []
     for _ in range(2):
@@ -343,32 +320,6 @@ async def test_real_games_of_bots_finish_on_their_own(
     # the spectator followed along and saw the end
     assert conn.latest_view is not None and conn.latest_view["game"]["over"] is True
     await room.shutdown()
-
-
-async def test_a_room_nobody_uses_any_more_closes_and_one_in_use_does_not() -> None:
-    records = MemoryRecords()
-    room = new_room(TINY, options={"bidding": False}, records=records)
-    ann, bob = await seat_people(room, 2)
-    await room.handle(ann, 1, "cmd", {"type": "start"})
-    assert not await room.close_if_idle(0)  # people are connected
-    await room.disconnect(ann)
-    assert not await room.close_if_idle(0)  # Bob still is
-    await room.disconnect(bob)
-    assert not await room.close_if_idle(3600)  # nobody, but only just
-    assert await room.close_if_idle(0)
-    assert room.closed and records.rooms[room.code].closed
-    assert not await room.close_if_idle(0)  # closing twice does nothing
-
-
-async def test_a_room_left_by_its_last_connected_member_goes_idle() -> None:
-    """Ann leaves while Bob, still a member, is away: the room stays open for
-    Bob, and the idle clock runs from Ann's leaving."""
-    room = new_room(TINY, options={"bidding": False})
-    ann, bob = await seat_people(room, 2)
-    await room.disconnect(bob)
-    await room.handle(ann, 1, "cmd", {"type": "leave"})
-    assert not room.closed and not room.conns
-    assert await room.close_if_idle(0)
 
 
 async def test_a_finished_games_result_keeps_the_names_its_players_had() -> None:

@@ -52,8 +52,7 @@ def test_a_lobby_left_by_its_host_and_everyone_does_nothing_for_a_day() -> None:
     presence wait was set for a moment already past, again and again."""
 
     async def test(clock: Callable[[], float]) -> None:
-        room = new_room(TINY, settings={"disconnect_grace": 5})
-        room.clock = room.members.clock = room.timers.clock = room.table.clock = clock
+        room = new_room(TINY, settings={"disconnect_grace": 5}, clock=clock)
         ann, bob = await seat_people(room, 2)
         await room.disconnect(bob)
         await room.disconnect(ann)
@@ -71,8 +70,7 @@ def test_a_timeout_that_storage_refuses_is_retried_later_and_later() -> None:
 
     async def test(clock: Callable[[], float]) -> None:
         records = StorageAway(clock)
-        room = new_room(TINY, settings={"posso_window": 2}, records=records)
-        room.clock = room.members.clock = room.timers.clock = room.table.clock = clock
+        room = new_room(TINY, settings={"posso_window": 2}, records=records, clock=clock)
         ann, _bob = await seat_people(room, 2)
         await room.handle(ann, 1, "cmd", {"type": "start"})
         assert room.timers.get("game") is not None, "the bidding window is open"
@@ -121,8 +119,7 @@ def test_an_away_host_in_the_lobby_hands_the_role_on_after_ten_seconds() -> None
     says when it will (a countdown)."""
 
     async def test(clock: Callable[[], float]) -> None:
-        room = new_room(TINY, settings={"disconnect_grace": 60})
-        room.clock = room.members.clock = room.timers.clock = room.table.clock = clock
+        room = new_room(TINY, settings={"disconnect_grace": 60}, clock=clock)
         ann, bob = await seat_people(room, 2)
         left_at = clock()
         await room.disconnect(ann)

@@ -42,6 +42,7 @@ from app.rooms.delivery import HISTORY_MAX, Resume
 from app.rooms.errors import RoomError
 from app.rooms.manager import IDLE_SWEEP_EVERY, RoomManager, SocketTarget
 from app.rooms.room import Room
+from app.rooms.timers import Timers
 from app.rooms.tokens import token_hash
 from app.store.timed import TimedRecords
 from tests.rooms.harness import SpyRoom
@@ -95,10 +96,12 @@ class SimRoom(SpyRoom):
         super().__init__(*args, **kwargs)
         #: each event frame in the history: the game states it was made between
         self.made: dict[str, tuple[Any, Any]] = {}
-        self.timers = SimTimers(self.sim, self, self._locked, self.clock)
-        # the room's parts that wait through its timers wait through these
-        self.bots.timers = self.saver.timers = self.timers
         self.sim.watch.born(self)
+
+    def new_timers(self) -> Timers:
+        """Every part of the room waits through these (the room makes them
+        before its parts)."""
+        return SimTimers(self.sim, self, self._locked, self.clock)
 
     async def restore_game(self, rec: Any) -> None:
         """A rebuilt game: its first change's "before" is the state restored."""
