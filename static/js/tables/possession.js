@@ -6,7 +6,7 @@
 // light up as targets.
 import { moving } from "../motion.js";
 import { h } from "../dom.js";
-import { cardEl, cardsText, cardName } from "../cards.js";
+import { cardEl, cardsText, cardName, parse, suitChar, isRed } from "../cards.js";
 import {
   statusBar, opponentsRow, handArea, actionBar, btn, send, isMyTurn, pruneSelection,
   selectedCodes, turnPrompt, stackEl, shownHands, sameCards, completing,
@@ -77,17 +77,20 @@ export function render(ctx) {
 
   // ---- estates ----
   const estates = h("div.estates");
+  // A set's suits decide what can join it with one deck or distinct-suit sets;
+  // with two decks and identical cards allowed any card of the rank joins.
+  const suitsCount = g.decks !== 2 || !!g.options?.distinct_suit_sets;
   // My own estate first: on a phone the others' follow, and mine is never the
   // one left behind the pinned hand panel.
   const order = [...Array(g.seats).keys()].sort((a, b) => (b === ctx.me) - (a === ctx.me));
   for (const s of order) {
     const props = (g.properties || []).filter((p) => p.owner === s);
     const box = h(`div.estate${s === ctx.me ? ".mine" : ""}`,
-      h("div.zone-title", `${ctx.seatName(s)}'s estate · ${g.scores?.[s] ?? 0} card${(g.scores?.[s] ?? 0) === 1 ? "" : "s"}`,
+      h("div.zone-title", `${ctx.seatName(s)}'s`, h("span.est-word", " estate"), ` · ${g.scores?.[s] ?? 0} card${(g.scores?.[s] ?? 0) === 1 ? "" : "s"}`,
         (g.folded || []).includes(s) ? " · folded" : ""),
     );
     const row = h("div.meldrow");
-    for (const p of props) row.append(propertyEl(ctx, p, targets.has(p.id), picked));
+    for (const p of props) row.append(propertyEl(ctx, p, targets.has(p.id), picked, suitsCount));
     if (!props.length) row.append(h("span.muted-l", "no properties yet"));
     box.append(row);
     estates.append(box);
@@ -182,7 +185,7 @@ function kindOf(meld, pile) {
   return ranks.size === 1 ? "set" : "run";
 }
 
-function propertyEl(ctx, p, target, picked) {
+function propertyEl(ctx, p, target, picked, suitsCount) {
   const stealing = p.owner !== ctx.me;
   // A property that changed hands moves into its new estate with a mark of
   // its own (a steal), a new one simply lands (static/js/motion.js).
@@ -205,8 +208,23 @@ function propertyEl(ctx, p, target, picked) {
         }, stealing ? "Steal" : "Add")
       : null,
   ),
-  h("div.cards", p.cards.map((c) => cardEl(c))));
+  h("div.cards", p.cards.map((c) => cardEl(c))),
+  chipEl(p, suitsCount));
   return moving(el, `${p.id}:${p.owner}`, stolen[p.id] === p.owner ? "stolen" : "laid");
+}
+
+/** The property in one short line, shown instead of its cards on a narrow
+ * screen (the stylesheet picks one): a set as its rank and each card's suit
+ * (or its rank and size when suits do not count), a run as its two ends, so
+ * what a steal or an addition needs is still named (a set's missing suits, a
+ * run's next cards). */
+function chipEl(p, suitsCount) {
+  const suit = (code) => h(`span.chip-suit${isRed(code) ? ".red" : ""}`, suitChar(parse(code).suit));
+  const end = (code) => h("span.chip-end", parse(code).rank, suit(code));
+  const body = p.kind === "set"
+    ? [h("span.chip-end", parse(p.cards[0]).rank), suitsCount ? p.cards.map(suit) : h("span.chip-n", `×${p.cards.length}`)]
+    : [end(p.cards[0]), h("span.chip-to", "–"), end(p.cards[p.cards.length - 1]), h("span.chip-n", `·${p.cards.length}`)];
+  return h("span.propchip", { "aria-hidden": "true" }, ...body, p.secured ? h("span.secured", { title: "Secured" }, "★") : null);
 }
 
 export function describe(e, ctx) {
