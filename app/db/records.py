@@ -169,13 +169,19 @@ class DbRecords:
         self._writer_thread = (
             ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer") if self._writer else None
         )
+        #: each game's last seq committed here, shared by both instances below
+        last_seq: dict[int, int] = {}
         self._fast = (
-            FastAppends(self._writer, _FIRST_MANY, _actions, stamp=_STAMP) if self._writer else None
+            FastAppends(self._writer, _FIRST_MANY, _actions, stamp=_STAMP, last_seq=last_seq)
+            if self._writer
+            else None
         )
         #: appends committed on the event loop itself, where a commit does not
         #: wait for the disk (synchronous NORMAL or OFF): see `_commit_waiting`
         self._inline = (
-            FastAppends(self._writer, _FIRST_MANY, _actions, inline=True, stamp=_STAMP)
+            FastAppends(
+                self._writer, _FIRST_MANY, _actions, inline=True, stamp=_STAMP, last_seq=last_seq
+            )
             if self._writer and sqlite_sync_level(engine) in ("OFF", "NORMAL")
             else None
         )
