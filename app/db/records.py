@@ -885,8 +885,10 @@ def _write_together(
     that does not exist) undoes only itself."""
     if len(jobs) == 1 and isinstance(jobs[0], _Append):  # a quiet evening's batch
         only = jobs[0]
-        row = ((only.params,), ()) if only.stmt is _FIRST else ((), (only.params,))
-        return [(True, True)] if fast.run(*row, None, utcnow()) else None
+        first = only.stmt is _FIRST
+        one = (only.params,)
+        stored = fast.run(one if first else (), () if first else one, None, utcnow())
+        return [(True, True)] if stored else None
     appends = [job for job in jobs if isinstance(job, _Append)]
     outcomes: list[tuple[bool, Any]] = [(True, True)] * len(jobs)
 
