@@ -169,13 +169,19 @@ class DbRecords:
         self._writer_thread = (
             ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer") if self._writer else None
         )
+        #: each game's last seq committed here, shared by both instances below
+        last_seq: dict[int, int] = {}
         self._fast = (
-            FastAppends(self._writer, _FIRST_MANY, _actions, stamp=_STAMP) if self._writer else None
+            FastAppends(self._writer, _FIRST_MANY, _actions, stamp=_STAMP, last_seq=last_seq)
+            if self._writer
+            else None
         )
         #: appends committed on the event loop itself, where a commit does not
         #: wait for the disk (synchronous NORMAL or OFF): see `_commit_waiting`
         self._inline = (
-            FastAppends(self._writer, _FIRST_MANY, _actions, inline=True, stamp=_STAMP)
+            FastAppends(
+                self._writer, _FIRST_MANY, _actions, inline=True, stamp=_STAMP, last_seq=last_seq
+            )
             if self._writer and sqlite_sync_level(engine) in ("OFF", "NORMAL")
             else None
         )
@@ -877,6 +883,12 @@ def _write_together(
     straight to the driver as two executemany calls (app/db/sqlite_appends.py);
     each other write then runs inside a savepoint, so one that fails (a game
     that does not exist) undoes only itself."""
+    if len(jobs) == 1 and isinstance(jobs[0], _Append):  # a quiet evening's batch
+        only = jobs[0]
+        first = only.stmt is _FIRST
+        one = (only.params,)
+        stored = fast.run(one if first else (), () if first else one, None, utcnow())
+        return [(True, True)] if stored else None
     appends = [job for job in jobs if isinstance(job, _Append)]
     outcomes: list[tuple[bool, Any]] = [(True, True)] * len(jobs)
 

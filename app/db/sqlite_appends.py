@@ -23,6 +23,17 @@ loop, and 4% of a move's instructions on the server (bench/load.py
 game's last seq with one query and then inserting plainly is the same rule;
 the primary key still refuses a repeated seq.
 
+Most batches need not even read: the last seq this process committed for a
+game (`last_seq`, shared by the loop's and the writer thread's instances)
+says where the log ends.  It can only lag behind the log, never run ahead
+of it - it is set after a commit, and nothing removes an action but the
+deletion of its game - so a batch it approves is in order, or collides with
+a row already there on the primary key (someone else appended meanwhile)
+and is refused; a batch it does not approve is checked by the query.  A
+batch of one append that it approves, with no other writes, is a single
+INSERT in SQLite's autocommit mode: a transaction of one statement, with no
+BEGIN and COMMIT statements around it (each a driver call of its own).
+
 An `inline` instance runs on the event loop itself (see DbRecords): it must
 never wait, so its connection gives up at once on a lock held elsewhere
 (`Busy`, and the caller hands the batch to the writer thread, which waits)
@@ -61,6 +72,7 @@ class FastAppends:
         *,
         inline: bool = False,
         stamp: str,
+        last_seq: dict[int, int] | None = None,
     ) -> None:
         """`stamp` names a column every row of a batch gets the same value of,
         given to `run` (the time of the commit): encoded once per batch rather
@@ -85,6 +97,8 @@ class FastAppends:
         self._values = itemgetter(*given) if len(given) > 1 else lambda p: (p[given[0]],)
         self._encoded = [(i, encode[n]) for i, n in enumerate(given) if n in encode]
         self._conn: Connection | None = None
+        #: each game's last seq this process committed (see the module's docstring)
+        self._last: dict[int, int] = {} if last_seq is None else last_seq
 
     def run(
         self,
@@ -103,6 +117,17 @@ class FastAppends:
         dbapi = self._engine.dialect.loaded_dbapi
         cur = self._connection().cursor()
         try:
+            if then is None and len(firsts) + len(nexts) == 1 and self._known(firsts, nexts):
+                try:  # one statement, its own transaction
+                    cur.execute(self._sql, self._rows((*firsts, *nexts), stamp)[0])
+                except dbapi.IntegrityError:
+                    return False
+                except dbapi.OperationalError as err:
+                    if self._inline:  # locked by another connection: not on the loop
+                        raise Busy(str(err)) from err
+                    raise
+                self._committed(firsts, nexts)
+                return True
             try:
                 cur.execute("BEGIN IMMEDIATE")
             except dbapi.OperationalError as err:
@@ -115,6 +140,7 @@ class FastAppends:
                     if then is not None:
                         then(self.connection)
                     cur.execute("COMMIT")
+                    self._committed(firsts, nexts)
                     return True
             except dbapi.IntegrityError:
                 pass
@@ -126,6 +152,17 @@ class FastAppends:
         finally:
             cur.close()
 
+    def _known(self, firsts: Sequence[dict[str, Any]], nexts: Sequence[dict[str, Any]]) -> bool:
+        """Whether the last seqs this process committed put the batch's one
+        append in order, without reading the log (an action 0 needs nothing
+        before it: the primary key refuses a second one)."""
+        return not nexts or self._last.get(nexts[0]["game_id"], -1) == nexts[0]["seq"] - 1
+
+    def _committed(self, firsts: Sequence[dict[str, Any]], nexts: Sequence[dict[str, Any]]) -> None:
+        last = self._last
+        for r in (*firsts, *nexts):
+            last[r["game_id"]] = r["seq"]
+
     def _in_order(
         self, cur: Any, firsts: Sequence[dict[str, Any]], nexts: Sequence[dict[str, Any]]
     ) -> bool:
@@ -134,8 +171,17 @@ class FastAppends:
         batch's own rows in order."""
         if not nexts:
             return True
-        games = sorted({r["game_id"] for r in nexts})
+        # a game whose first append here follows what this process last
+        # committed needs no reading: the log ends there, or further on, and
+        # then the primary key refuses the row
+        known = self._last
         last: dict[int, int] = {}
+        for r in reversed(nexts):
+            if known.get(r["game_id"], -1) == r["seq"] - 1:
+                last[r["game_id"]] = r["seq"] - 1
+            else:
+                last.pop(r["game_id"], None)
+        games = sorted({r["game_id"] for r in nexts if r["game_id"] not in last})
         for i in range(0, len(games), _GAMES_PER_QUERY):
             part = games[i : i + _GAMES_PER_QUERY]
             # padded to a power of two with a game that does not exist, so that a

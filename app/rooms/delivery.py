@@ -176,9 +176,16 @@ class Delivery:
         timer = self._timer_part() if with_view else "null"
         players = self.members.players
         game_seat = self.table.game_seat
+        # the usual change tells everyone the same events: one list for all
+        everyone = [frame for to, frame in frames if to is None]
+        shared = everyone if len(everyone) == len(frames) else None
         for pid, conns in self.conns.items():
             seat = game_seat.get(pid)
-            out = [frame for to, frame in frames if to is None or to == seat]
+            out = (
+                shared
+                if shared is not None
+                else [frame for to, frame in frames if to is None or to == seat]
+            )
             for c in conns:
                 if with_view:
                     c.push_all([*out, self._view_frame(players[pid], c, cache, timer)])

@@ -154,6 +154,30 @@ async def test_an_action_out_of_order_or_repeated_is_refused_and_changes_nothing
     assert game is not None and game.actions == [(0, {"type": "a"}), (1, {"type": "b"})]
 
 
+async def test_a_log_another_writer_extended_refuses_what_this_process_thought_came_next(
+    records: DbRecords, db_url: str
+) -> None:
+    """SQLite appends trust the last seq this process committed instead of
+    reading the log (app/db/sqlite_appends.py): one that another writer
+    extended meanwhile must still refuse the seq it already holds, and a gap."""
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    await records.append_action(gid, 0, 0, {"type": "a"})
+    await records.append_action(gid, 1, 1, {"type": "b"})
+    other = DbRecords(make_engine(db_url))
+    try:
+        await other.append_action(gid, 2, 0, {"type": "theirs"})
+    finally:
+        await other.close()
+    for seq in (2, 4):
+        with pytest.raises(ValueError, match=f"action {seq} of game {gid} out of order"):
+            await records.append_action(gid, seq, 1, {"type": "mine"})
+    await records.append_action(gid, 3, 1, {"type": "next"})
+    ((_, game),) = [x for x in await records.live_rooms() if x[1] is not None]
+    assert game is not None
+    assert [a["type"] for _, a in game.actions] == ["a", "b", "theirs", "next"]
+
+
 async def test_concurrent_rooms_each_keep_a_complete_ordered_log(records: DbRecords) -> None:
     codes = [f"R{i:05d}" for i in range(8)]
     for code in codes:
