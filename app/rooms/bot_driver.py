@@ -8,8 +8,12 @@ a move under the room's lock (`play`), what a committed move ends
 (`moved_on`), and stepping down when storage names a newer owner
 (`check_moved`).  Its waits run through the room's `Timers`, so under the
 room's lock like every other change.  The room's `reschedule` asks it which
-seats a bot drives (`bot_drives`) and starts the `bot:<seat>` and `quiet` waits
-with its callbacks (`on_bot`, `on_quiet`).
+seats a bot drives (`bot_drives`) and how soon it moves (`pace`), and starts
+the `bot:<seat>` and `quiet` waits with its callbacks (`on_bot`, `on_quiet`).
+
+"Play my turns this hand" (the `autoplay` command, app/rooms/commands.py) is
+a seat the bot drives while its person is connected: the table's `autoplay`,
+ended by the person (one tap) or by the end of the hand (`hand_over`).
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from app.bots.thinking import Job, Thinker, heuristic_move
 from app.games.base import Event, IllegalAction
 from app.rooms.clock import Clock
 from app.rooms.errors import RoomError
+from app.rooms.events import room_event
 from app.rooms.membership import Membership
 from app.rooms.quiet import QuietPosso
+from app.rooms.settings import FASTEST_BOT_DELAY
 from app.rooms.table import Table
 from app.rooms.timers import Backoff, Timer, Timers
 
@@ -83,7 +89,40 @@ class BotDriver:
 
     def bot_drives(self, seat: int) -> bool:
         p = self.members.players.get(self.table.game_seats[seat])
-        return p is None or p.is_bot or self.table.stand_in(seat)
+        return p is None or p.is_bot or self.table.stand_in(seat) or seat in self.table.autoplay
+
+    def pace(self, delay: float) -> float:
+        """The bot delay in effect, given the room's (`bot_delay`): the
+        fastest (FASTEST_BOT_DELAY) once a person has handed their turns to
+        the bot for the hand and no seat is left that its own person plays -
+        nobody is waiting to see the moves; else the room's."""
+        table = self.table
+        if table.autoplay and all(self.bot_drives(s) for s in range(len(table.game_seats))):
+            return FASTEST_BOT_DELAY
+        return delay
+
+    def release(self, seat: int) -> None:
+        """The seat's person plays it again: a bot's wait or thought for it is dropped."""
+        self._drop_thought(seat)
+        self.timers.drop(f"bot:{seat}")
+
+    def hand_over(self, events: list[Event]) -> list[Event]:
+        """ "Play my turns this hand" ends with the hand (a move's public
+        `hand_ended`; a game of one deal ends it with the game, in
+        `Table.finish`): each seat's person plays their own turns again,
+        and the table is told."""
+        table = self.table
+        if not table.autoplay or not any(
+            ev.get("type") == "hand_ended" and ev.get("to") is None for ev in events
+        ):
+            return []
+        out = []
+        for seat in sorted(table.autoplay):
+            name = self.members.names.get(table.game_seats[seat], "?")
+            out.append(room_event("autoplay_off", seat=seat, name=name, reason="hand_over"))
+            self.release(seat)
+        table.autoplay.clear()
+        return out
 
     def bot_level(self, seat: int) -> str:
         """How the bot driving `seat` plays: as the host chose for a bot of

@@ -32,7 +32,7 @@ from app.core import logs, metrics
 from app.games.base import Event, Game, IllegalAction
 from app.rooms.bot_driver import BotDriver
 from app.rooms.clock import Clock, system_clock
-from app.rooms.commands import run_command
+from app.rooms.commands import AUTOPLAY_ON, run_command
 from app.rooms.connection import Connection
 from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
 from app.rooms.errors import RoomError, bad_claim
@@ -538,6 +538,8 @@ class Room:
             raise RoomError("not_your_seat", "you can only act for your own seat")
         if action.get("type") == "timeout":
             raise RoomError("bad_action", "timeouts come from the room's timers, not from players")
+        if seat in self.table.autoplay:
+            raise RoomError("autoplay_on", AUTOPLAY_ON)
         return seat
 
     # ------------------------------------------------------------------ game
@@ -558,7 +560,7 @@ class Room:
     async def _moved_on(self, events: list[Event]) -> None:
         """What a committed move ends, the waits it changes, and the change."""
         result = self.table.over()
-        extra: list[Event] = []
+        extra = self.bots.hand_over(events)  # "play my turns this hand" ends with it
         if result is not None:
             await self._finish(result, extra)
         # presence waits change only when the game ends, not with every move
@@ -723,7 +725,7 @@ class Room:
         for seat in to_act:
             slot = f"bot:{seat}"
             if timers.get(slot) is None and self.bots.bot_drives(seat):
-                delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
+                delay = self.bots.pace(self.settings.bot_delay) * self._jitter.uniform(0.5, 1.5)
                 timers.start(slot, "bot", now + delay, self.bots.on_bot, key=table.seq, seat=seat)
         if self.bots.quiet_passes():
             timers.start("quiet", "quiet", now, self.bots.on_quiet, key=table.seq)

@@ -64,8 +64,25 @@ MUTANTS: list[Mutant] = [
         "origin",
         "a bot ignores the room's bot delay",
         "app/rooms/room.py",
-        "delay = self.settings.bot_delay * self._jitter.uniform(0.5, 1.5)",
+        "delay = self.bots.pace(self.settings.bot_delay) * self._jitter.uniform(0.5, 1.5)",
         "delay = 0.0 * self._jitter.uniform(0.5, 1.5)",
+    ),
+    Mutant(
+        "autoplay_outlives_hand",
+        "origin",
+        '"play my turns this hand" goes on after the hand ends: a bot plays the next '
+        "hand for a person who is here",
+        "app/rooms/bot_driver.py",
+        'ev.get("type") == "hand_ended" and ev.get("to") is None for ev in events',
+        'ev.get("type") == "never" and ev.get("to") is None for ev in events',
+    ),
+    Mutant(
+        "autoplay_rushes_people",
+        "origin",
+        "bots move at the fastest delay while a person still plays their own turns",
+        "app/rooms/bot_driver.py",
+        "if table.autoplay and all(self.bot_drives(s) for s in range(len(table.game_seats))):",
+        "if table.autoplay:",
     ),
     Mutant(
         "removed_still_play",

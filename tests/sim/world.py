@@ -113,7 +113,9 @@ class SimRoom(SpyRoom):
     def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
         states = (self.spy_last, self.state)
         v = self.delivery.v
+        self.sim.watch.told(self, events)
         super().change(events, with_view=with_view, room_changed=room_changed)
+        self.timers.settled()
         history = self.delivery.history
         if history and history[-1][0] == self.delivery.v != v:
             # each event kept for resuming, with the states it was made from:
@@ -440,6 +442,7 @@ class Sim:
             f"status:{table.status}",
             "closed" if room.closed else "",
             "auto" if table.auto else "",
+            "autoplay" if table.autoplay else "",
             "forced" if table.forced else "",
             "save pending" if not room.stored else "",
             "nobody here" if not room.delivery.conns else "",
@@ -488,6 +491,7 @@ class Sim:
             ("start", 4),
             ("seat_link", 1),
             ("move_link", 1),
+            ("autoplay", 2),
             ("dead_token", 1),
             ("fault", 2),
             ("crash", 1),
@@ -746,6 +750,9 @@ class Sim:
                 {"type": "set_settings", "settings": {"disconnect_grace": -1}},
                 {"type": "make_host", "seat": seat},
                 {"type": "hand_to_bot", "seat": seat},
+                {"type": "autoplay", "on": True},
+                {"type": "autoplay", "on": self.rng.random() < 0.3},
+                {"type": "autoplay", "on": True, "seat": seat},
                 {"type": "resync"},
                 {"type": "nope"},
             ]
@@ -792,6 +799,23 @@ class Sim:
                 if p.pid == target_pid:
                     p.gone = True
                     p.dead_tokens.append(p.token)
+
+    async def do_autoplay(self) -> None:
+        """A person at the table hands their turns to the bot for the rest of
+        the hand ("play my turns this hand"), or takes them back."""
+        room = self.live_room()
+        if room is None or not room.table.playing:
+            return
+        seated = [
+            d
+            for p in self.people
+            for d in p.devices
+            if d.open and d.target is room and p.pid in room.table.game_seat
+        ]
+        if not seated:
+            return
+        device = self.rng.choice(seated)
+        await self.command(device, room, {"type": "autoplay", "on": self.rng.random() < 0.8})
 
     async def do_start(self) -> None:
         """The host starts a game (or a rematch) when none is being played."""
