@@ -97,9 +97,19 @@ class BotDriver:
         the bot for the hand and no seat is left that its own person plays -
         nobody is waiting to see the moves; else the room's."""
         table = self.table
-        if table.autoplay and all(self.bot_drives(s) for s in range(len(table.game_seats))):
+        if self.asked() and all(self.bot_drives(s) for s in range(len(table.game_seats))):
             return FASTEST_BOT_DELAY
         return delay
+
+    def asked(self) -> list[int]:
+        """The seats on "play my turns this hand" that a person still holds
+        (one who left or was removed since is a bot's now, at the room's pace)."""
+        players, seats = self.members.players, self.table.game_seats
+        return [
+            s
+            for s in sorted(self.table.autoplay)
+            if (p := players.get(seats[s])) is not None and not p.is_bot
+        ]
 
     def release(self, seat: int) -> None:
         """The seat's person plays it again: a bot's wait or thought for it is dropped."""

@@ -215,7 +215,7 @@ class Delivery:
                     "level": (p.bot_level or DEFAULT_LEVEL) if p.is_bot else None,
                     "auto": auto,
                     # its person asked the bot to play their turns this hand
-                    "autoplay": playing and i in table.autoplay,
+                    "autoplay": playing and i in table.autoplay and not p.is_bot,
                     "connected": p.is_bot or members.connected(pid),
                     "host": pid == members.host,
                     "away_since_ms": int(away * 1000) if away is not None else None,

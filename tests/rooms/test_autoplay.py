@@ -197,3 +197,20 @@ async def test_bots_go_at_the_fastest_delay_once_nobody_plays_their_own_turns() 
     await settle()
     assert room.seq == 0
     await room.shutdown()
+
+
+async def test_a_person_who_leaves_takes_the_fast_pace_with_them() -> None:
+    """Ann leaves mid-hand: her seat is a bot's now, at the room's pace for
+    whoever watches, and no seat shows autoplay."""
+    room = new_room(TINY, options=PLAY, settings={"bot_delay": 10})
+    ann, wim = await seat_people(room, 1, Recorder(), spectators=1)
+    await room.handle(ann, 1, "cmd", {"type": "add_bot"})
+    await room.handle(ann, 2, "cmd", {"type": "start"})
+    await room.handle(ann, 3, "cmd", {"type": "autoplay", "on": True})
+    assert room.bots.pace(10) == FASTEST_BOT_DELAY
+    room.bots.release(0)  # (hold the bot back: the game must still be on)
+    await room.handle(ann, 4, "cmd", {"type": "leave"})
+    assert room.status == "playing"
+    assert room.bots.pace(10) == 10
+    assert not any(s and s["autoplay"] for s in seats_seen(wim))
+    await room.shutdown()

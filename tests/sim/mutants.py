@@ -81,8 +81,8 @@ MUTANTS: list[Mutant] = [
         "origin",
         "bots move at the fastest delay while a person still plays their own turns",
         "app/rooms/bot_driver.py",
-        "if table.autoplay and all(self.bot_drives(s) for s in range(len(table.game_seats))):",
-        "if table.autoplay:",
+        "if self.asked() and all(self.bot_drives(s) for s in range(len(table.game_seats))):",
+        "if self.asked():",
     ),
     Mutant(
         "removed_still_play",
