@@ -85,6 +85,7 @@ async def test_the_bot_plays_my_turns_while_i_am_here_and_one_tap_takes_them_bac
     assert [s["auto"] for s in seats_seen(bob)] == [False, False]
     assert await wait_for(lambda: room.seq == 1)  # Ann is here; the bot played her turn
     assert room.table.game_seats[0] == ann.player_id and room.members.connected(ann.player_id)
+    assert room.bots.bot_level(0) == "normal"  # the normal bot, as for any stand-in
     # Bob plays his own; the bot plays Ann's next one again
     await room.handle(bob, 3, "action", room.game.legal_actions(room.state, 1)[0])
     assert await wait_for(lambda: room.seq == 3)
