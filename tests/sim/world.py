@@ -141,9 +141,9 @@ class SimThinker(InlineThinker):
     def submit(self, job: Job) -> asyncio.Future[dict[str, Any] | None] | None:
         done: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
         fate = self.rng.random()
-        if fate < 0.05:
+        if fate < 0.15:
             return done  # the worker never answers
-        if fate < 0.08:
+        if fate < 0.18:
             done.set_exception(RuntimeError("the worker died"))
             return done
         bot = bot_for(job.game, job.level, playouts=self.playouts)
@@ -734,6 +734,7 @@ class Sim:
                 {"type": "rematch"},
                 {"type": "add_bot", "seat": seat},
                 {"type": "add_bot", "level": self.rng.choice(["easy", "strong", "strong"])},
+                {"type": "add_bot", "level": "strong"},
                 {"type": "add_bot", "level": "genius"},
                 {"type": "kick", "player": self.rng.choice(watchers)},
                 {"type": "posso_quiet", "hand": self.rng.random() < 0.5},
@@ -750,8 +751,6 @@ class Sim:
                 {"type": "set_settings", "settings": {"disconnect_grace": -1}},
                 {"type": "make_host", "seat": seat},
                 {"type": "hand_to_bot", "seat": seat},
-                {"type": "autoplay", "on": True},
-                {"type": "autoplay", "on": self.rng.random() < 0.3},
                 {"type": "autoplay", "on": True, "seat": seat},
                 {"type": "resync"},
                 {"type": "nope"},
