@@ -6,6 +6,7 @@ import { cardEl, backsFan, sortCards, cardName } from "../cards.js";
 import { countdown, localTimer } from "../timer.js";
 import { nowRow, guideHint } from "../guide.js";
 import { moving } from "../motion.js";
+import { icon } from "../icons.js";
 
 // ---- selection: picked hand cards as "code#n" (n-th copy of that code) ----
 
@@ -328,6 +329,7 @@ export function myArea(ctx, me, { mine, badge = {}, watching = null }, ...childr
 export function autoplayToggle(ctx, me) {
   if (ctx.readonly || ctx.room.status !== "playing" || !ctx.cmd) return null;
   const on = Boolean(ctx.room.seats[me]?.autoplay);
+  const label = on ? "Take my turns back" : "Play my turns this hand";
   return h("button.small.autoplay", {
     type: "button",
     "aria-pressed": String(on),
@@ -337,7 +339,8 @@ export function autoplayToggle(ctx, me) {
       ? "A bot is playing your turns until this hand ends. Tap to play them yourself again."
       : "Let the normal bot play your turns until this hand ends; tap again to take them back.",
     onclick: () => ctx.cmd({ type: "autoplay", on: !on }).catch(() => {}),
-  }, on ? "Take my turns back" : "Play my turns this hand");
+    "aria-label": label,
+  }, icon("bot", label), h("span.autoplay-text", label));
 }
 
 export function actionBar(ctx, buttons, hint) {
