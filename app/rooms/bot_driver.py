@@ -200,9 +200,18 @@ class BotDriver:
         return seats
 
     async def on_quiet(self, t: Timer) -> None:
-        """Pass for the people not asked, through the engine like any move."""
-        while self.table.playing and (seats := self.quiet_passes()):
+        """Pass for the people not asked, through the engine like any move.
+        A pass whose write had no answer is settled first, as a bot's move
+        is: if it landed after all, the window it passed in may be closed,
+        and the passes due are judged again from the game as it is."""
+        while self.table.playing and (self.table.unsettled or (seats := self.quiet_passes())):
             try:
+                if self.table.unsettled:
+                    earlier = await self.table.settle()
+                    if earlier:
+                        await self._moved_on(earlier)  # the waits are set again for it
+                        return
+                    continue
                 await self.play(seats[0], {"type": "pass_posso"})
             except IllegalAction:
                 log.exception("room %s: quiet pass refused", self.code)

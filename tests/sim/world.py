@@ -727,6 +727,7 @@ class Sim:
         members = room.members
         watchers = [p for p, r in members.players.items() if r.seat is None] or ["nobody"]
         bots = [i for i, p in enumerate(members.seats) if p and members.players[p].is_bot]
+        game = self.rng.choice(sorted(OPTIONS))
         cmd = self.rng.choice(
             [
                 {"type": "sit", "seat": self.rng.choice([None, seat])},
@@ -745,7 +746,10 @@ class Sim:
                 {"type": "leave"},
                 {"type": "chat", "text": "hello"},
                 {"type": "chat", "text": ""},
-                {"type": "set_game", "game": self.rng.choice(sorted(OPTIONS)), "options": {}},
+                # a game's options as a room of it starts with: a whole Posso game
+                # (thousands of moves, played by bots through hours of waiting) would
+                # cost a seed more than its CPU limit once autoplay hurries a table on
+                {"type": "set_game", "game": game, "options": self.rng.choice(OPTIONS[game])},
                 {"type": "set_game", "game": "chess"},
                 {"type": "set_settings", "settings": {"bot_delay": self.rng.choice([0, 0.3])}},
                 {"type": "set_settings", "settings": {"disconnect_grace": -1}},
