@@ -72,14 +72,16 @@ async def test_with_others_there_a_quiet_person_passes_at_once_and_their_switch_
     await room.shutdown()
 
 
-async def solo_room(settings: dict[str, Any]) -> tuple[Any, RecordingConnection, MemoryRecords]:
-    records = MemoryRecords()
+async def solo_room(
+    settings: dict[str, Any], records: MemoryRecords | None = None, code: str = "QUIET2"
+) -> tuple[Any, RecordingConnection, MemoryRecords]:
+    records = records or MemoryRecords()
     room = new_room(
         PossoGame(),
         options={"first_dealer": 0},
         settings={"posso_window": 15, **settings},
         records=records,
-        code="QUIET2",
+        code=code,
     )
     (ann,) = await seat_people(room, 1)
     await room.handle(ann, 1, "cmd", {"type": "add_bot"})
@@ -247,18 +249,7 @@ async def test_a_quiet_pass_whose_answer_was_lost_is_settled_not_played_twice(
     """The pass landed after all: the retry finds it in the log, tells the
     table of it, and does not pass again into a window that has closed."""
     records = LostAnswer()
-    room = new_room(
-        PossoGame(),
-        options={"first_dealer": 0},
-        settings={"posso_window": 15},
-        records=records,
-        code="QUIET3",
-    )
-    (ann,) = await seat_people(room, 1)
-    await room.handle(ann, 1, "cmd", {"type": "add_bot"})
-    await room.handle(ann, 2, "cmd", {"type": "add_bot"})
-    await room.handle(ann, 3, "cmd", {"type": "start"})
-    assert await wait_for(lambda: room.state.phase == "posso_window" and room.to_act == {0})
+    room, ann, _ = await solo_room({}, records, "QUIET3")
     await room.handle(ann, 4, "cmd", {"type": "posso_quiet", "hand": True})
     assert await wait_for(lambda: not records.armed and not room.table.unsettled, 5.0)
     assert await wait_for(lambda: room.state.phase != "posso_window", 5.0)
