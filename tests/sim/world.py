@@ -728,6 +728,9 @@ class Sim:
         watchers = [p for p, r in members.players.items() if r.seat is None] or ["nobody"]
         bots = [i for i, p in enumerate(members.seats) if p and members.players[p].is_bot]
         game = self.rng.choice(sorted(OPTIONS))
+        here = self.here(room)
+        table = room.table
+        away = [s for s, p in enumerate(table.game_seats) if table.playing and p not in here]
         cmd = self.rng.choice(
             [
                 {"type": "sit", "seat": self.rng.choice([None, seat])},
@@ -755,6 +758,7 @@ class Sim:
                 {"type": "set_settings", "settings": {"disconnect_grace": -1}},
                 {"type": "make_host", "seat": seat},
                 {"type": "hand_to_bot", "seat": seat},
+                {"type": "hand_to_bot", "seat": self.rng.choice(away) if away else seat},
                 {"type": "autoplay", "on": True, "seat": seat},
                 {"type": "resync"},
                 {"type": "nope"},
