@@ -8,8 +8,12 @@ a move under the room's lock (`play`), what a committed move ends
 (`moved_on`), and stepping down when storage names a newer owner
 (`check_moved`).  Its waits run through the room's `Timers`, so under the
 room's lock like every other change.  The room's `reschedule` asks it which
-seats a bot drives (`bot_drives`) and starts the `bot:<seat>` and `quiet` waits
-with its callbacks (`on_bot`, `on_quiet`).
+seats a bot drives (`bot_drives`) and how soon it moves (`pace`), and starts
+the `bot:<seat>` and `quiet` waits with its callbacks (`on_bot`, `on_quiet`).
+
+"Play my turns this hand" (the `autoplay` command, app/rooms/commands.py) is
+a seat the bot drives while its person is connected: the table's `autoplay`,
+ended by the person (one tap) or by the end of the hand (`hand_over`).
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from app.bots.thinking import Job, Thinker, heuristic_move
 from app.games.base import Event, IllegalAction
 from app.rooms.clock import Clock
 from app.rooms.errors import RoomError
+from app.rooms.events import room_event
 from app.rooms.membership import Membership
 from app.rooms.quiet import QuietPosso
+from app.rooms.settings import FASTEST_BOT_DELAY
 from app.rooms.table import Table
 from app.rooms.timers import Backoff, Timer, Timers
 
@@ -83,7 +89,50 @@ class BotDriver:
 
     def bot_drives(self, seat: int) -> bool:
         p = self.members.players.get(self.table.game_seats[seat])
-        return p is None or p.is_bot or self.table.stand_in(seat)
+        return p is None or p.is_bot or self.table.stand_in(seat) or seat in self.table.autoplay
+
+    def pace(self, delay: float) -> float:
+        """The bot delay in effect, given the room's (`bot_delay`): the
+        fastest (FASTEST_BOT_DELAY) once a person has handed their turns to
+        the bot for the hand and no seat is left that its own person plays -
+        nobody is waiting to see the moves; else the room's."""
+        table = self.table
+        if self.asked() and all(self.bot_drives(s) for s in range(len(table.game_seats))):
+            return FASTEST_BOT_DELAY
+        return delay
+
+    def asked(self) -> list[int]:
+        """The seats on "play my turns this hand" that a person still holds
+        (one who left or was removed since is a bot's now, at the room's pace)."""
+        players, seats = self.members.players, self.table.game_seats
+        return [
+            s
+            for s in sorted(self.table.autoplay)
+            if (p := players.get(seats[s])) is not None and not p.is_bot
+        ]
+
+    def release(self, seat: int) -> None:
+        """The seat's person plays it again: a bot's wait or thought for it is dropped."""
+        self._drop_thought(seat)
+        self.timers.drop(f"bot:{seat}")
+
+    def hand_over(self, events: list[Event]) -> list[Event]:
+        """ "Play my turns this hand" ends with the hand (a move's public
+        `hand_ended`; a game of one deal ends it with the game, in
+        `Table.finish`): each seat's person plays their own turns again,
+        and the table is told."""
+        table = self.table
+        if not table.autoplay or not any(
+            ev.get("type") == "hand_ended" and ev.get("to") is None for ev in events
+        ):
+            return []
+        out = []
+        for seat in sorted(table.autoplay):
+            name = self.members.names.get(table.game_seats[seat], "?")
+            out.append(room_event("autoplay_off", seat=seat, name=name, reason="hand_over"))
+            self.release(seat)
+        table.autoplay.clear()
+        return out
 
     def bot_level(self, seat: int) -> str:
         """How the bot driving `seat` plays: as the host chose for a bot of
@@ -151,9 +200,18 @@ class BotDriver:
         return seats
 
     async def on_quiet(self, t: Timer) -> None:
-        """Pass for the people not asked, through the engine like any move."""
-        while self.table.playing and (seats := self.quiet_passes()):
+        """Pass for the people not asked, through the engine like any move.
+        A pass whose write had no answer is settled first, as a bot's move
+        is: if it landed after all, the window it passed in may be closed,
+        and the passes due are judged again from the game as it is."""
+        while self.table.playing and (self.table.unsettled or (seats := self.quiet_passes())):
             try:
+                if self.table.unsettled:
+                    earlier = await self.table.settle()
+                    if earlier:
+                        await self._moved_on(earlier)  # the waits are set again for it
+                        return
+                    continue
                 await self.play(seats[0], {"type": "pass_posso"})
             except IllegalAction:
                 log.exception("room %s: quiet pass refused", self.code)

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from app.bots import DEFAULT_LEVEL, LEVELS
 from app.games.base import Event, Game
+from app.rooms.bot_driver import BotDriver
 from app.rooms.clock import Clock
 from app.rooms.connection import Connection
 from app.rooms.delivery import Delivery
@@ -30,6 +31,7 @@ class Room(Protocol):
 
     members: Membership
     table: Table
+    bots: BotDriver
     delivery: Delivery
     quiet: QuietPosso
     settings: RoomSettings
@@ -316,6 +318,44 @@ async def hand_to_bot(
     room.change([room_event("auto_on", seat=seat, name=target.name, by=player.name)])
 
 
+#: why a person's own move is refused while the bot plays their turns
+AUTOPLAY_ON = "a bot is playing your turns this hand: take your turns back first"
+
+
+async def autoplay(room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]) -> None:
+    """ "Play my turns this hand": the seat's own person hands their turns to
+    the normal bot until the hand ends (a game of one deal - Big Two,
+    Possum, Possession - until the game ends), and takes them back with
+    `on: false`.  Only for the person who plays the seat now (a seat link's
+    holder too): nobody may put another's seat on it - an away seat is
+    handed to a bot with `hand_to_bot`.  Kept in memory with the table, as
+    the other stand-ins are: a restart ends it (docs/protocol.md)."""
+    extra = cmd.keys() - {"type", "on", "seat"}
+    if extra:
+        raise RoomError("bad_command", f"autoplay takes no field(s) {', '.join(sorted(extra))}")
+    on = cmd.get("on")
+    if not isinstance(on, bool):
+        raise RoomError("bad_command", "autoplay needs on: true or false")
+    table = room.table
+    if not table.playing:
+        raise RoomError("not_playing", "no game is being played")
+    seat = table.seat_of(player.player_id)
+    if seat is None:
+        raise RoomError("not_seated", "only the players of this game can hand their turns to a bot")
+    if "seat" in cmd and cmd["seat"] != seat:
+        raise RoomError("not_your_seat", "you can only hand your own turns to a bot")
+    if on == (seat in table.autoplay):
+        return
+    if on:
+        table.autoplay.add(seat)
+    else:
+        table.autoplay.discard(seat)
+        room.bots.release(seat)
+    room.reschedule()
+    what = "autoplay_on" if on else "autoplay_off"
+    room.change([room_event(what, seat=seat, name=player.name)])
+
+
 async def seat_link(
     room: Room, conn: Connection, player: PlayerRecord, cmd: dict[str, Any]
 ) -> dict[str, Any]:
@@ -413,6 +453,7 @@ COMMANDS: dict[str, Command] = {
     "set_settings": set_settings,
     "make_host": make_host,
     "hand_to_bot": hand_to_bot,
+    "autoplay": autoplay,
     "let_in": let_in,
     "seat_link": seat_link,
     "move_link": move_link,

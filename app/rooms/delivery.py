@@ -221,6 +221,8 @@ class Delivery:
                     # how a bot plays (a person who left plays on as a normal bot)
                     "level": (p.bot_level or DEFAULT_LEVEL) if p.is_bot else None,
                     "auto": auto,
+                    # its person asked the bot to play their turns this hand
+                    "autoplay": playing and i in table.autoplay and not p.is_bot,
                     "connected": p.is_bot or members.connected(pid),
                     "host": pid == members.host,
                     "away_since_ms": int(away * 1000) if away is not None else None,

@@ -40,7 +40,7 @@ from app.games.base import Event, Game, IllegalAction
 from app.rooms.bot_driver import BotDriver
 from app.rooms.clock import Clock, system_clock
 from app.rooms.closing import Closing
-from app.rooms.commands import run_command
+from app.rooms.commands import AUTOPLAY_ON, run_command
 from app.rooms.connection import Connection
 from app.rooms.dealing import Dealer
 from app.rooms.delivery import HISTORY_MAX, Delivery, Resume
@@ -390,6 +390,8 @@ class Room:
             raise RoomError("not_your_seat", "you can only act for your own seat")
         if action.get("type") == "timeout":
             raise RoomError("bad_action", "timeouts come from the room's timers, not from players")
+        if seat in self.table.autoplay:
+            raise RoomError("autoplay_on", AUTOPLAY_ON)
         return seat
 
     # ------------------------------------------------------------------ game
@@ -410,7 +412,7 @@ class Room:
     async def _moved_on(self, events: list[Event]) -> None:
         """What a committed move ends, the waits it changes, and the change."""
         result = self.table.over()
-        extra: list[Event] = []
+        extra = self.bots.hand_over(events)  # "play my turns this hand" ends with it
         if result is not None:
             await self.dealer.finish(result, extra)
         # presence waits change only when the game ends, not with every move

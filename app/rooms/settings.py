@@ -10,6 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.games.base import describe_validation_error
 from app.rooms.errors import RoomError
 
+#: the fastest a bot moves: the least "Bot thinking time" the settings allow.
+#: Bots move at it, whatever the room's setting, while every seat of the game
+#: is a bot's and at least one is a person's on "play my turns this hand"
+#: (app/rooms/bot_driver.py, `BotDriver.pace`): nobody left plays their own
+#: turns, so nobody is kept waiting for the hand to end.
+FASTEST_BOT_DELAY = 0.0
+
 
 class RoomSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -29,7 +36,7 @@ class RoomSettings(BaseModel):
     #: come back (false: the seat waits until someone hands it to a bot)
     auto_bot: bool = True
     #: seconds a bot "thinks" (randomised 0.5x..1.5x)
-    bot_delay: float = Field(default=0.8, ge=0, le=10)
+    bot_delay: float = Field(default=0.8, ge=FASTEST_BOT_DELAY, le=10)
     #: finished games of this room may be replayed by anyone
     public_replays: bool = False
     #: nobody new may join (people already in the room, and people coming back

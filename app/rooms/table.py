@@ -77,6 +77,10 @@ class Table:
         self.auto: set[int] = set()
         #: seats whose turn timer ran out this turn (a bot plays just this turn)
         self.forced: set[int] = set()
+        #: seats whose person, connected, asked the normal bot to play their
+        #: turns until the hand ends ("play my turns this hand": see
+        #: `BotDriver.hand_over`); kept in memory like `auto` and `forced`
+        self.autoplay: set[int] = set()
         self.forced_key: frozenset[int] | None = None
         #: this process's owner epoch for the room (several processes; else 0):
         #: every append carries it, and the database refuses it once stale
@@ -117,6 +121,7 @@ class Table:
         self.games_played += 1
         self.auto.clear()
         self.forced.clear()
+        self.autoplay.clear()
         self._bot_rngs, self._bot_salt = {}, ()  # made when a bot first moves
         self.refresh()
 
@@ -141,6 +146,7 @@ class Table:
         self.sheet_unsaved = True  # a crash may have come between a move and its row
         self._set_seats(list(rec.seats))
         self.status = PLAYING
+        self.autoplay.clear()  # asked of the process that is gone: asked again here
         self._bot_rngs, self._bot_salt = {}, (n,)
         self.games_played = 1
         self.refresh()
@@ -155,12 +161,14 @@ class Table:
         self.result = result
         self.auto.clear()
         self.forced.clear()
+        self.autoplay.clear()
         self.to_act = set()
 
     def stop(self) -> None:
         """The room closed: whatever was being played stops where it stands."""
         if self.status == PLAYING:
             self.status = FINISHED
+        self.autoplay.clear()
         self.to_act = set()
 
     def _set_seats(self, seats: list[str]) -> None:

@@ -129,7 +129,8 @@ class Waits:
         for seat in to_act:
             slot = f"bot:{seat}"
             if timers.get(slot) is None and self.bots.bot_drives(seat):
-                delay = self.room.settings.bot_delay * self._jitter.uniform(0.5, 1.5)
+                delay = self.bots.pace(self.room.settings.bot_delay)
+                delay *= self._jitter.uniform(0.5, 1.5)
                 timers.start(slot, "bot", now + delay, self.bots.on_bot, key=table.seq, seat=seat)
         if self.bots.quiet_passes():
             timers.start("quiet", "quiet", now, self.bots.on_quiet, key=table.seq)

@@ -60,6 +60,8 @@ const WHAT = {
         : e.reason === "away" ? `${n} has been away too long: a bot plays for them until they are back.`
           : `A bot is playing for ${n}.`,
   auto_off: (n) => `${n} takes their seat back from the bot.`,
+  autoplay_on: (n) => `${n} lets a bot play their turns until this hand ends.`,
+  autoplay_off: (n, e) => (e.reason === "hand_over" ? `The hand is over: ${n} plays their own turns again.` : `${n} plays their own turns again.`),
   away: (n) => `${n} is away.`,
   moved: (n, e) => (e.by ? `${n}'s seat moved to a new device with ${e.by}'s seat link.` : `${n} continues on another device.`),
   link_made: (n, e) => `${e.by} made a link for ${n}'s seat.`,

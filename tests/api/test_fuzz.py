@@ -53,7 +53,8 @@ FRAMES_PER_GAME = int(os.environ.get("FUZZ_FRAMES", "10400")) // len(SEATS)
 SLOW_TIMERS = {"bot_delay": 0, "posso_window": 15, "posso_answer": 60, "cut": 120}
 COMMANDS = [
     "sit", "start", "rematch", "add_bot", "remove_bot", "kick", "chat", "set_game",
-    "set_settings", "make_host", "hand_to_bot", "seat_link", "move_link", "resync", "fly", "",
+    "set_settings", "make_host", "hand_to_bot", "seat_link", "move_link", "resync", "autoplay",
+    "fly", "",
     "LEAVE",
 ]  # fmt: skip
 CARDS = ["3C", "AS", "10H", "JK", "2D", "KH", "QS", "5C", "1H", "ZZ", "3c", ""]

@@ -72,14 +72,16 @@ async def test_with_others_there_a_quiet_person_passes_at_once_and_their_switch_
     await room.shutdown()
 
 
-async def solo_room(settings: dict[str, Any]) -> tuple[Any, RecordingConnection, MemoryRecords]:
-    records = MemoryRecords()
+async def solo_room(
+    settings: dict[str, Any], records: MemoryRecords | None = None, code: str = "QUIET2"
+) -> tuple[Any, RecordingConnection, MemoryRecords]:
+    records = records or MemoryRecords()
     room = new_room(
         PossoGame(),
         options={"first_dealer": 0},
         settings={"posso_window": 15, **settings},
         records=records,
-        code="QUIET2",
+        code=code,
     )
     (ann,) = await seat_people(room, 1)
     await room.handle(ann, 1, "cmd", {"type": "add_bot"})
@@ -214,4 +216,45 @@ async def test_with_every_person_quiet_no_window_waits_for_its_timer(seed: int) 
     none_waited()
     print(f"seed {seed}: {len(closed())} windows, none waited for the timer")
     assert closed(), f"seed {seed}: no window in the game"
+    await room.shutdown()
+
+
+class LostAnswer(MemoryRecords):
+    """The first quiet pass is written, but its answer is lost and the log
+    cannot be read back at once: the room does not know whether it landed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = True
+        self.unreadable = 0
+
+    async def append_action(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> None:
+        await super().append_action(game_id, seq, seat, action, epoch)
+        if self.armed and seat == 0 and action == {"type": "pass_posso"}:
+            self.armed, self.unreadable = False, 1
+            raise ConnectionError("the answer was lost")
+
+    async def action_at(self, game_id: int, seq: int) -> Any:
+        if self.unreadable:
+            self.unreadable -= 1
+            raise ConnectionError("the log cannot be read")
+        return await super().action_at(game_id, seq)
+
+
+async def test_a_quiet_pass_whose_answer_was_lost_is_settled_not_played_twice(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The pass landed after all: the retry finds it in the log, tells the
+    table of it, and does not pass again into a window that has closed."""
+    records = LostAnswer()
+    room, ann, _ = await solo_room({}, records, "QUIET3")
+    await room.handle(ann, 4, "cmd", {"type": "posso_quiet", "hand": True})
+    assert await wait_for(lambda: not records.armed and not room.table.unsettled, 5.0)
+    assert await wait_for(lambda: room.state.phase != "posso_window", 5.0)
+    (game,) = records.games.values()
+    first = game.actions.index((0, {"type": "pass_posso"}))  # the one whose answer was lost
+    assert game.actions[first + 1] != (0, {"type": "pass_posso"}), "passed twice in one window"
+    assert "quiet pass refused" not in caplog.text
     await room.shutdown()

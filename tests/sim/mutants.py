@@ -64,8 +64,25 @@ MUTANTS: list[Mutant] = [
         "origin",
         "a bot ignores the room's bot delay",
         "app/rooms/waits.py",
-        "delay = self.room.settings.bot_delay * self._jitter.uniform(0.5, 1.5)",
-        "delay = 0.0 * self._jitter.uniform(0.5, 1.5)",
+        "delay = self.bots.pace(self.room.settings.bot_delay)\n",
+        "delay = 0.0\n",
+    ),
+    Mutant(
+        "autoplay_outlives_hand",
+        "origin",
+        '"play my turns this hand" goes on after the hand ends: a bot plays the next '
+        "hand for a person who is here",
+        "app/rooms/bot_driver.py",
+        'ev.get("type") == "hand_ended" and ev.get("to") is None for ev in events',
+        'ev.get("type") == "never" and ev.get("to") is None for ev in events',
+    ),
+    Mutant(
+        "autoplay_rushes_people",
+        "origin",
+        "bots move at the fastest delay while a person still plays their own turns",
+        "app/rooms/bot_driver.py",
+        "if self.asked() and all(self.bot_drives(s) for s in range(len(table.game_seats))):",
+        "if self.asked():",
     ),
     Mutant(
         "removed_still_play",
@@ -140,8 +157,8 @@ MUTANTS: list[Mutant] = [
         "hidden cards",
         "a change sends every seat's private events to everyone",
         "app/rooms/delivery.py",
-        "out = [frame for to, frame in frames if to is None or to == seat]",
-        "out = [frame for to, frame in frames]",
+        "else [frame for to, frame in frames if to is None or to == seat]",
+        "else [frame for to, frame in frames]",
     ),
     # ---- busy work
     Mutant(

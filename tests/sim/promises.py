@@ -27,8 +27,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from app.games.base import Event
 from app.rooms.room import Room
-from app.rooms.settings import LOBBY_HOST_GRACE
+from app.rooms.settings import FASTEST_BOT_DELAY, LOBBY_HOST_GRACE
 from app.rooms.timers import Timer, Timers
 from tests.sim.checks import Broken
 
@@ -67,7 +68,12 @@ class SimTimers(Timers):
     """A room's waits, each firing under its own cause, and filed; a bot's
     wait is checked as it fires: it waited at least half the bot delay in
     force when it was set (the delay is drawn from 0.5x to 1.5x), unless its
-    own seat's bot set it (a retry backs off from its failure instead)."""
+    own seat's bot set it (a retry backs off from its failure instead).  The
+    delay in force is the simulator's own judgement (`Watch.fast`): the
+    fastest once a person's turns were announced handed to the bot and no
+    seat is left that its person plays - judged both as the wait is set and
+    at the change the room sends with it (the room sets its waits, then
+    tells), and the lesser owed."""
 
     def __init__(self, sim: Sim, room: Room, runner: Any, clock: Callable[[], float]) -> None:
         super().__init__(runner, clock)
@@ -75,6 +81,8 @@ class SimTimers(Timers):
         self.room = room
         #: per wait: when it was set and the least delay it owed
         self._set: dict[int, tuple[float, float]] = {}
+        #: bots' waits set since the room last told anyone anything
+        self.fresh: list[int] = []
 
     def start(
         self,
@@ -93,8 +101,25 @@ class SimTimers(Timers):
             # its next move): owed nothing checked here
             cause = ORIGIN.get()
             own = cause is not None and cause.what in BOT_WAITS and cause.seat == seat
-            self._set[id(t)] = (self.clock(), 0.0 if own else 0.5 * self.room.settings.bot_delay)
+            self._set[id(t)] = (self.clock(), 0.0 if own else self.owed())
+            self.fresh.append(id(t))
         return t
+
+    def owed(self) -> float:
+        """The least a bot's wait set now owes: half the delay in force."""
+        fast = self.sim.watch.fast(self.room)
+        if fast:
+            self.sim.coverage["autoplay:fast"] += 1
+        return 0.5 * (FASTEST_BOT_DELAY if fast else self.room.settings.bot_delay)
+
+    def settled(self) -> None:
+        """The room told what its waits were set for: each set since owes
+        the lesser of then and now."""
+        for key in self.fresh:
+            if key in self._set:
+                at, floor = self._set[key]
+                self._set[key] = (at, min(floor, self.owed()))
+        self.fresh.clear()
 
     async def _fire(self, t: Timer, fire: Callable[[Timer], Awaitable[None]]) -> None:
         ORIGIN.set(Origin("timer", t.kind, seat=t.seat))
@@ -132,6 +157,10 @@ class Watch:
         #: moves logged, timeouts the game timers made, and each seat's bot moves
         self.moves = 0
         self._timeouts = 0
+        #: seats whose person the room announced handed their turns to the bot
+        #: (`autoplay_on`), by (room, game, seat), until the sim saw the hand
+        #: end or the person take them back: a room rebuilt is another room
+        self.autoplay: set[tuple[int, int | None, int]] = set()
 
     def fail(self, check: str, what: str) -> Broken:
         """The failure to raise - and kept: a check that fails inside one of
@@ -215,6 +244,46 @@ class Watch:
     def _grace_ceiling(self, since: float) -> float:
         return max(self._in_force(since, 1), default=0.0)
 
+    def told(self, room: Room, events: list[Event]) -> None:
+        """What a change told everyone: "play my turns this hand" set by the
+        seat's own person (and nobody else), ended by them or by the hand."""
+        table = room.table
+        for ev in events:
+            if ev.get("to") is not None:
+                continue
+            # the hand's end: a Posso hand's, or a game of one deal's
+            if ev.get("type") == "hand_ended" or ev.get("what") == "finished":
+                ended = {k for k in self.autoplay if k[:2] == (id(room), table.game_id)}
+                self.sim.coverage["autoplay:hand_over"] += bool(ended)
+                self.autoplay -= ended
+            if ev.get("type") != "room" or ev.get("what") not in ("autoplay_on", "autoplay_off"):
+                continue
+            key = (id(room), table.game_id, int(ev["seat"]))
+            if ev["what"] == "autoplay_off":
+                self.autoplay.discard(key)
+                continue
+            origin = ORIGIN.get()
+            holder = table.game_seats[key[2]]
+            if origin is None or origin.kind != "person" or origin.pid != holder:
+                name = room.members.names.get(holder, holder)
+                raise self.fail("origin", f"{origin} put {name}'s seat on autoplay")
+            self.autoplay.add(key)
+
+    def fast(self, room: Room) -> bool:
+        """Bots go at the fastest delay: some seat's person handed their
+        turns to the bot (as the room announced), and every seat is a bot's
+        or a person's a bot stands in for."""
+        table = room.table
+        mine = {k[2] for k in self.autoplay if k[:2] == (id(room), table.game_id)}
+        if not table.playing or not mine:
+            return False
+        for seat, pid in enumerate(table.game_seats):
+            p = room.members.players.get(pid)
+            bot = p is None or p.is_bot or seat in table.auto or seat in table.forced
+            if not bot and seat not in mine:
+                return False
+        return True
+
     # ------------------------------------------------------------ every move
 
     def on_append(self, seat: int | None, action: dict[str, Any]) -> None:
@@ -270,6 +339,9 @@ class Watch:
         pid = table.game_seats[seat]
         if pid in sim.here(room) and pid not in self.removed:
             name = room.members.names.get(pid, pid)
+            if (id(room), table.game_id, seat) in self.autoplay:
+                sim.coverage["move:autoplay"] += 1
+                return
             if seat not in table.forced:
                 raise self.fail("origin", f"a bot played {action} for {name}, who is here")
             limit = room.settings.turn_timer

@@ -72,6 +72,7 @@ MUST_REACH = [
             "resync",
             "posso_quiet",
             "story",
+            "autoplay",
         ]
     ),
     "cmd:story:refused",
@@ -89,6 +90,12 @@ MUST_REACH = [
     *(f"state:status:{s}" for s in ("lobby", "playing", "finished")),
     "state:auto",
     "state:forced",
+    "state:autoplay",
+    # a bot played for a person here who handed it their turns; bots went at
+    # the fastest delay; a hand's end took the turns back (tests/sim/promises.py)
+    "move:autoplay",
+    "autoplay:fast",
+    "autoplay:hand_over",
     "state:save pending",
     "state:nobody here",
     "state:closed",

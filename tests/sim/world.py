@@ -116,7 +116,9 @@ class SimRoom(SpyRoom):
     def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
         states = (self.spy_last, self.state)
         v = self.delivery.v
+        self.sim.watch.told(self, events)
         super().change(events, with_view=with_view, room_changed=room_changed)
+        self.timers.settled()
         history = self.delivery.history
         if history and history[-1][0] == self.delivery.v != v:
             # each event kept for resuming, with the states it was made from:
@@ -142,9 +144,9 @@ class SimThinker(InlineThinker):
     def submit(self, job: Job) -> asyncio.Future[dict[str, Any] | None] | None:
         done: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
         fate = self.rng.random()
-        if fate < 0.05:
+        if fate < 0.15:
             return done  # the worker never answers
-        if fate < 0.08:
+        if fate < 0.18:
             done.set_exception(RuntimeError("the worker died"))
             return done
         bot = bot_for(job.game, job.level, playouts=self.playouts)
@@ -466,6 +468,7 @@ class Sim:
             f"status:{table.status}",
             "closed" if room.closed else "",
             "auto" if table.auto else "",
+            "autoplay" if table.autoplay else "",
             "forced" if table.forced else "",
             "save pending" if not room.stored else "",
             "nobody here" if not room.delivery.conns else "",
@@ -514,6 +517,7 @@ class Sim:
             ("start", 4),
             ("seat_link", 1),
             ("move_link", 1),
+            ("autoplay", 2),
             ("dead_token", 1),
             ("fault", 2),
             ("crash", 1),
@@ -749,6 +753,10 @@ class Sim:
         members = room.members
         watchers = [p for p, r in members.players.items() if r.seat is None] or ["nobody"]
         bots = [i for i, p in enumerate(members.seats) if p and members.players[p].is_bot]
+        game = self.rng.choice(sorted(OPTIONS))
+        here = self.here(room)
+        table = room.table
+        away = [s for s, p in enumerate(table.game_seats) if table.playing and p not in here]
         cmd = self.rng.choice(
             [
                 {"type": "sit", "seat": self.rng.choice([None, seat])},
@@ -756,6 +764,7 @@ class Sim:
                 {"type": "rematch"},
                 {"type": "add_bot", "seat": seat},
                 {"type": "add_bot", "level": self.rng.choice(["easy", "strong", "strong"])},
+                {"type": "add_bot", "level": "strong"},
                 {"type": "add_bot", "level": "genius"},
                 {"type": "kick", "player": self.rng.choice(watchers)},
                 {"type": "posso_quiet", "hand": self.rng.random() < 0.5},
@@ -766,12 +775,17 @@ class Sim:
                 {"type": "leave"},
                 {"type": "chat", "text": "hello"},
                 {"type": "chat", "text": ""},
-                {"type": "set_game", "game": self.rng.choice(sorted(OPTIONS)), "options": {}},
+                # a game's options as a room of it starts with: a whole Posso game
+                # (thousands of moves, played by bots through hours of waiting) would
+                # cost a seed more than its CPU limit once autoplay hurries a table on
+                {"type": "set_game", "game": game, "options": self.rng.choice(OPTIONS[game])},
                 {"type": "set_game", "game": "chess"},
                 {"type": "set_settings", "settings": {"bot_delay": self.rng.choice([0, 0.3])}},
                 {"type": "set_settings", "settings": {"disconnect_grace": -1}},
                 {"type": "make_host", "seat": seat},
                 {"type": "hand_to_bot", "seat": seat},
+                {"type": "hand_to_bot", "seat": self.rng.choice(away) if away else seat},
+                {"type": "autoplay", "on": True, "seat": seat},
                 {"type": "resync"},
                 {"type": "story", "before": self.rng.choice([0, 5, room.delivery.v + 1])},
                 {"type": "story", "before": -1},
@@ -820,6 +834,23 @@ class Sim:
                 if p.pid == target_pid:
                     p.gone = True
                     p.dead_tokens.append(p.token)
+
+    async def do_autoplay(self) -> None:
+        """A person at the table hands their turns to the bot for the rest of
+        the hand ("play my turns this hand"), or takes them back."""
+        room = self.live_room()
+        if room is None or not room.table.playing:
+            return
+        seated = [
+            d
+            for p in self.people
+            for d in p.devices
+            if d.open and d.target is room and p.pid in room.table.game_seat
+        ]
+        if not seated:
+            return
+        device = self.rng.choice(seated)
+        await self.command(device, room, {"type": "autoplay", "on": self.rng.random() < 0.8})
 
     async def do_start(self) -> None:
         """The host starts a game (or a rematch) when none is being played."""

@@ -6,6 +6,7 @@ import { cardEl, backsFan, sortCards, cardName } from "../cards.js";
 import { countdown, localTimer } from "../timer.js";
 import { nowRow, guideHint } from "../guide.js";
 import { moving } from "../motion.js";
+import { icon } from "../icons.js";
 
 // ---- selection: picked hand cards as "code#n" (n-th copy of that code) ----
 
@@ -93,6 +94,9 @@ export function seatBadge(ctx, seat, { extra = null, count = null, showFan = tru
     h("span.seat-name", ctx.seatName(seat)),
     g.dealer === seat ? h("span.chip.dealer", { title: "Dealer" }, "D") : null,
     info?.auto ? h("span.chip.auto", { title: "A bot is playing this seat" }, "bot") : null,
+    info?.autoplay
+      ? h("span.chip.auto.autoplay", { title: "A bot plays this seat's turns until the hand ends, as its player asked" }, "autoplay")
+      : null,
     info?.bot && info.level && info.level !== "normal"
       ? h("span.chip.level", { title: `A bot at the ${info.level} level` }, info.level)
       : null,
@@ -315,8 +319,28 @@ export function pileEl(top, { onclick, label = "Pile", count, key = "pile", bene
 export function myArea(ctx, me, { mine, badge = {}, watching = null }, ...children) {
   if (me === null) return watching;
   return h(`div.mearea${mine ? ".turn" : ""}`,
-    h("div.mehead", seatBadge(ctx, me, { ...badge, showFan: false, cls: "compact" })),
+    h("div.mehead", seatBadge(ctx, me, { ...badge, showFan: false, cls: "compact" }), autoplayToggle(ctx, me)),
     ...children);
+}
+
+/** "Play my turns this hand": the normal bot plays my turns until the hand
+ * ends (a game of one deal: until it ends); one tap takes them back. The
+ * server holds it (room.seats[me].autoplay), so every tab shows the same. */
+export function autoplayToggle(ctx, me) {
+  if (ctx.readonly || ctx.room.status !== "playing" || !ctx.cmd) return null;
+  const on = Boolean(ctx.room.seats[me]?.autoplay);
+  const label = on ? "Take my turns back" : "Play my turns this hand";
+  return h("button.small.autoplay", {
+    type: "button",
+    "aria-pressed": String(on),
+    class: on ? "on" : null,
+    dataset: { key: "autoplay" },
+    title: on
+      ? "A bot is playing your turns until this hand ends. Tap to play them yourself again."
+      : "Let the normal bot play your turns until this hand ends; tap again to take them back.",
+    onclick: () => ctx.cmd({ type: "autoplay", on: !on }).catch(() => {}),
+    "aria-label": label,
+  }, icon("bot", label), h("span.autoplay-text", label));
 }
 
 export function actionBar(ctx, buttons, hint) {

@@ -220,6 +220,20 @@ def _hand_to_bot(state: str, role: str) -> Any:
     return "not_seated" if role == "spectator" else "ok"
 
 
+def _autoplay(state: str, role: str) -> Any:
+    """ "Play my turns this hand": a seat's own person, for their own seat
+    (the seat link's holder plays the seat, so it may too)."""
+    if state not in PLAYING:
+        return "not_playing"
+    return "not_seated" if role == "spectator" else "ok"
+
+
+def _autoplay_other(state: str, role: str) -> Any:
+    """Naming another's seat: nobody may put it on autoplay."""
+    got = _autoplay(state, role)
+    return "not_your_seat" if got == "ok" else got
+
+
 def _action(state: str, role: str) -> Any:
     if state not in PLAYING:
         return "not_playing"
@@ -249,6 +263,8 @@ SOCKET: dict[str, Rule] = {
     # older pages of the game's story, each asker's own (app/rooms/story.py)
     "story": command(lambda s, r: "ok"),
     "posso_quiet": command(lambda s, r: "ok"),
+    "autoplay": command(_autoplay),
+    "autoplay [another seat]": command(_autoplay_other),
     "let_in": host_only(lambda s: "ok"),
     # a card nobody holds: the host is to act, the others wait their turn
     "action": command(_action),
@@ -270,6 +286,8 @@ def fields(row: str, w: World, role: str) -> dict[str, Any]:
         "hand_to_bot": {"seat": ZED_SEAT},
         "seat_link": {"seat": ZED_SEAT},
         "posso_quiet": {"helpful": True},
+        "autoplay": {"on": True},
+        "autoplay [another seat]": {"on": True, "seat": ZED_SEAT},
         "let_in": {"player": w.sam},
         "story": {"before": 1},
         "action": {"type": "play", "card": "nope"},
@@ -280,7 +298,7 @@ def fields(row: str, w: World, role: str) -> dict[str, Any]:
 QUIET_OK = frozenset({"sit", "move_link", "resync", "posso_quiet", "story"})
 #: socket rows whose successes tell the room but leave every other cell's
 #: answer as it was: run after the refusals, on the same room
-LOUD_OK = frozenset({"chat", "set_settings", "make_host", "hand_to_bot", "seat_link"})
+LOUD_OK = frozenset({"chat", "set_settings", "make_host", "hand_to_bot", "seat_link", "autoplay"})
 #: the rest change the room for good: they run on rooms built for them, in
 #: groups whose cells each leave the next one's answer as it would be on a
 #: room of its own - everyone leaves, the host last; the host's commands,
