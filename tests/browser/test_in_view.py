@@ -215,9 +215,10 @@ def test_possos_hands_at_the_end_are_all_in_view_when_the_game_is_over(
     assert clipped == 0, f"{clipped} below the table's fold"
 
 
-def busiest_possession_turn(seats: int, seed: int = 5) -> Any:
+def busiest_possession_turn(seats: int, seed: int = 5, *, extend: bool = False) -> Any:
     """Possession played to its end by normal bots from deal `seed`: the
-    position where seat 0 puts down with the most properties on the table."""
+    position where seat 0 puts down with the most properties on the table
+    (with `extend`: where it can also add a card to a property)."""
     from app.games import GAMES
 
     game = GAMES["possession"]
@@ -226,6 +227,7 @@ def busiest_possession_turn(seats: int, seed: int = 5) -> Any:
         for state in bot_played("possession", seats, {}, seed)
         if 0 in game.to_act(state)
         and not any(a["type"] == "draw" for a in game.legal_actions(state, 0))
+        and (not extend or any(a["type"] == "extend" for a in game.legal_actions(state, 0)))
     ]
     return max(turns, key=lambda state: len(game.view(state, 0)["properties"]))
 
@@ -264,6 +266,37 @@ def test_every_possession_estate_is_in_view_at_your_decision(
     shoot(page, f"in-view-possession-{seats}-decision-{size}")
     assert page.locator(".estate").count() == seats
     hidden = page.evaluate(HIDDEN, KEY_PARTS["possession"])
+    assert not hidden, "\n".join(hidden)
+    below = page.evaluate(BELOW_THE_FOLD)
+    assert not below, f"estates under the hand panel: {below}"
+
+
+@pytest.mark.parametrize(("seats", "size"), ESTATE_CASES)
+def test_a_picked_card_leaves_the_estates_and_its_target_in_view(
+    pages: Pages, seats: int, size: str
+) -> None:
+    """With a card picked that can join a property, the hand panel grows (its
+    buttons, its hint): the estates, and the target's Add or Steal button,
+    must still be in view, none under the panel."""
+    from app.games import GAMES
+    from tests.browser.tables import NAMES, draw, open_table
+    from tests.browser.test_table_fits import AS_IN_A_ROOM, KEY_PARTS
+
+    game = GAMES["possession"]
+    state = busiest_possession_turn(seats, extend=True)
+    legal = game.legal_actions(state, 0)
+    move = next(a for a in legal if a["type"] == "extend" and len(a["cards"]) == 1)
+    page = open_table(pages, phone=size == "phone")
+    page.evaluate("() => localStorage.setItem('cardroom:pref:guide', JSON.stringify('off'))")
+    draw(page, "possession", game.view(state, 0), legal, NAMES[:seats], 0)
+    page.evaluate(AS_IN_A_ROOM, size == "phone")
+    card, prop = move["cards"][0], move["property"]
+    page.locator(f'.hand button.card[data-code="{card}"]').first.click(position={"x": 6, "y": 24})
+    target = f'[data-key="extend:{prop}"]'
+    page.wait_for_selector(target)
+    page.wait_for_timeout(300)
+    shoot(page, f"in-view-possession-{seats}-picked-{size}")
+    hidden = page.evaluate(HIDDEN, [*KEY_PARTS["possession"], target])
     assert not hidden, "\n".join(hidden)
     below = page.evaluate(BELOW_THE_FOLD)
     assert not below, f"estates under the hand panel: {below}"
