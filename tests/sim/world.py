@@ -94,8 +94,9 @@ class SimRoom(SpyRoom):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        #: each event frame in the history: the game states it was made between
-        self.made: dict[str, tuple[Any, Any]] = {}
+        #: each event frame in the history: the game states it was made
+        #: between, and their game (the room may have chosen another since)
+        self.made: dict[str, tuple[Any, Any, str]] = {}
         self.sim.watch.born(self)
 
     def new_timers(self) -> Timers:
@@ -114,7 +115,7 @@ class SimRoom(SpyRoom):
         await super().close()
 
     def change(self, events: Any, *, with_view: bool = True, room_changed: bool = True) -> None:
-        states = (self.spy_last, self.state)
+        states = (self.spy_last, self.state, self.game.name)
         v = self.delivery.v
         self.sim.watch.told(self, events)
         super().change(events, with_view=with_view, room_changed=room_changed)
@@ -203,14 +204,14 @@ class SimConnection(Connection):
         game = room.game.name if room is not None else ""
         made = room.made if isinstance(room, SimRoom) and ctx is None else {}
         for text in frames:
-            msg = self._judge_story(orjson.loads(text), seat, game, made, (before, after))
+            msg = self._judge_story(orjson.loads(text), seat, made, (before, after, game))
             # outside a change (a socket opening, a resume) an event comes from
             # the history: judged against the states it was made between
             was = made.get(text) if "event" in msg else None
             if was is not None:
                 self.sim.coverage["frame:replayed"] += 1
-            b, a = was if was is not None else (before, after)
-            self.sim.frames.append(Frame(self.device, seat, msg, b, a, game))
+            b, a, of = was if was is not None else (before, after, game)
+            self.sim.frames.append(Frame(self.device, seat, msg, b, a, of))
             if "view" in msg:
                 self.device.view = msg["view"]
             if "v" in msg:
@@ -223,13 +224,13 @@ class SimConnection(Connection):
         self,
         msg: dict[str, Any],
         seat: int | None,
-        game: str,
-        made: dict[str, tuple[Any, Any]],
-        now: tuple[Any, Any],
+        made: dict[str, tuple[Any, Any, str]],
+        now: tuple[Any, Any, str],
     ) -> dict[str, Any]:
         """An older page of the story (the `story` command's answer): each
         event in it is judged as its own frame, against the states it was
-        made between, for the seat this socket holds now; what is left of
+        made between and their game (the last game's story, after the host
+        chose another), for the seat this socket holds now; what is left of
         the answer is judged as any frame is."""
         data = msg.get("data") if "re" in msg else None
         events = data.get("events") if isinstance(data, dict) else None
@@ -238,8 +239,8 @@ class SimConnection(Connection):
         for event in events:
             was = made.get(orjson.dumps(event).decode())
             self.sim.coverage["frame:story" if was is not None else "frame:story_unmade"] += 1
-            b, a = was if was is not None else now
-            self.sim.frames.append(Frame(self.device, seat, event, b, a, game))
+            b, a, of = was if was is not None else now
+            self.sim.frames.append(Frame(self.device, seat, event, b, a, of))
         return {**msg, "data": {**data, "events": []}}
 
 
