@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 #: and per simulated minute (retries under a storage outage back off to 2 a
 #: minute per wait; a spin fires hundreds of times a minute)
 FIRINGS_FREE = 20
+#: per move: 3, or one for each other seat at a bigger table (a Posso window
+#: wakes every other seat's bot to answer it: at a 10-seat table at the
+#: fastest pace, where no minutes pass, that is 9 firings a discard)
 FIRINGS_PER_MOVE = 3
 FIRINGS_PER_MINUTE = 12
 #: log lines and event-loop iterations in one step: free, per move or frame,
@@ -144,7 +147,8 @@ class Checks:
         if before.room is room:
             fired = _work(room) - before.fired
             moves = room.table.seq - before.seq if room.table.game_id == before.game_id else 50
-            allowed = FIRINGS_FREE + FIRINGS_PER_MOVE * max(moves, 0) + FIRINGS_PER_MINUTE * minutes
+            per_move = max(FIRINGS_PER_MOVE, len(room.table.game_seats) - 1)
+            allowed = FIRINGS_FREE + per_move * max(moves, 0) + FIRINGS_PER_MINUTE * minutes
             if fired > allowed:
                 raise Broken(
                     "no busy work",

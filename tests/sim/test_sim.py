@@ -34,6 +34,8 @@ REGRESSIONS = {
     82: "a join while storage was away raised instead of answering storage_error",
     379: "a leave stored only after a crash that came first: allowed only with a save pending",
     1186: "a save whose answer was lost, then a join undone by a leave: the leave was not written",
+    4738: "a 10-seat Posso table on autoplay at the fastest pace: each window woke 9 bots in "
+    "no time, past a bound of 3 firings a move (the simulator's bound, now one per other seat)",
     1685: "the last game's older log page, after the host chose another game, was judged as "
     "the new game's (the simulator's own mistake: its cards seemed hidden)",
     100274: "two 5H in one Posso set (several decks): the leak check counted the shown one once",
