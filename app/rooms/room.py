@@ -355,11 +355,13 @@ class Room:
                 if kind == "action":
                     await self.play(self._action_seat(player, payload), payload)
                 else:
-                    people = self.members.snapshot()
+                    people, asked = self.members.snapshot(), self.saver.asked
                     data = await run_command(self, conn, player, payload)
-                    if not self.stored and self.members.snapshot() != people:
+                    changed = self.members.snapshot() != people or self.saver.asked != asked
+                    if not self.stored and changed:
                         # done here, and stored as soon as storage takes it: but
                         # a crash before then would lose it, so it is not acknowledged
+                        # (nor is asking again for what the room holds unsaved)
                         raise RoomError("storage_error", "not saved yet; it is retried")
             except (RoomError, IllegalAction) as err:
                 refused = err.code

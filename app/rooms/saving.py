@@ -54,6 +54,9 @@ class RoomSaver:
         #: what the records last took: a save that would change nothing is skipped
         self._saved: RoomRecord | None = None
         self._save_retry = Backoff()
+        #: saves asked for: a command that asked for one promises its change
+        #: stored, even one that changed nothing the room did not already hold
+        self.asked = 0
 
     async def save(self) -> None:
         """Membership is saved as it changes.  Refused for a newer owner
@@ -64,6 +67,7 @@ class RoomSaver:
         room keeps trying too, and leaves its manager only once its close is
         stored: dropped before that, it would be rebuilt from storage, open,
         with the tokens of those who had left working again."""
+        self.asked += 1
         snapshot = self.members.snapshot()
         if snapshot == self._saved:
             self.timers.drop("save")

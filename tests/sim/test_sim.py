@@ -34,6 +34,8 @@ REGRESSIONS = {
     82: "a join while storage was away raised instead of answering storage_error",
     379: "a leave stored only after a crash that came first: allowed only with a save pending",
     1186: "a save whose answer was lost, then a join undone by a leave: the leave was not written",
+    12302: "a setting storage refused was set again and acknowledged while its save was "
+    "still pending (nothing changed in the room): a crash lost it",
     4738: "a 10-seat Posso table on autoplay at the fastest pace: each window woke 9 bots in "
     "no time, past a bound of 3 firings a move (the simulator's bound, now one per other seat)",
     1685: "the last game's older log page, after the host chose another game, was judged as "
