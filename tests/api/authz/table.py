@@ -298,15 +298,19 @@ def fields(row: str, w: World, role: str) -> dict[str, Any]:
 QUIET_OK = frozenset({"sit", "move_link", "resync", "posso_quiet", "story"})
 #: socket rows whose successes tell the room but leave every other cell's
 #: answer as it was: run after the refusals, on the same room
-LOUD_OK = frozenset({"chat", "set_settings", "make_host", "hand_to_bot", "seat_link", "autoplay"})
+LOUD_OK = frozenset({"chat", "set_settings", "make_host", "hand_to_bot", "seat_link"})
 #: the rest change the room for good: they run on rooms built for them, in
 #: groups whose cells each leave the next one's answer as it would be on a
 #: room of its own - everyone leaves, the host last; the host's commands,
-#: the game started last; a rematch alone (a start would take its place)
+#: the game started last; everyone's own seat on autoplay (the bots then play
+#: each seat's turns, and a room whose every seat is bot-driven plays its game
+#: to the end: no later cell could run on it); a rematch alone (a start would
+#: take its place)
 HOST_FRESH = ("let_in", "set_settings [locked]", "add_bot", "remove_bot", "kick", "set_game")
 SHARED_FRESH = (
     [("leave", role) for role in ("player", "claimer", "spectator", "device_b", "host")],
     [(row, "host") for row in (*HOST_FRESH, "start")],
+    [("autoplay", role) for role in ROLES],
 )
 
 
