@@ -115,8 +115,8 @@ MUTANTS: list[Mutant] = [
         "a leave, kick or setting storage refused is acknowledged all the same, "
         "and a crash loses it",
         "app/rooms/room.py",
-        "if not self.stored and self.members.snapshot() != people:",
-        "if not self.stored and self.members.snapshot() != people and not people:",
+        "if not self.stored and changed:",
+        "if not self.stored and changed and not people:",
     ),
     Mutant(
         "leave_never_written",
