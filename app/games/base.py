@@ -248,6 +248,17 @@ class Game(ABC, Generic[S]):
     def view(self, state: S, seat: int | None) -> View:
         """What `seat` may know, JSON-ready; `None` is a spectator."""
 
+    def public_view(self, state: S) -> View | None:
+        """The part of `view` that is the same for every seat and for a
+        spectator, or None.  When a game gives one, `view(state, seat)` is
+        `seat_view(state, seat)` and this merged, no key in both: a room then
+        builds and encodes it once per state rather than once per socket."""
+        return None
+
+    def seat_view(self, state: S, seat: int | None) -> View:
+        """What `view` holds beside `public_view` (all of it when that is None)."""
+        return self.view(state, seat)
+
     @abstractmethod
     def result(self, state: S) -> dict[str, Any] | None:
         """`{"places": [[seat, ...], ...], "scores": [...]}` once over, else None."""

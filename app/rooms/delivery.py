@@ -81,6 +81,9 @@ class Delivery:
         self._room_json: str | None = None
         #: each person's encoded "you" part, valid as long as `_room_json`
         self._you_json: dict[str, str] = {}
+        #: the game state whose public view part (Game.public_view) is
+        #: encoded here: states are never changed, only replaced
+        self._public: tuple[object, str | None] | None = None
 
     # ---------------------------------------------------------------- sockets
 
@@ -285,6 +288,24 @@ class Delivery:
     def _timer_part(self) -> str:
         return _dumps(self._timer()).decode()
 
+    def _game_part(self, seat: int | None) -> str:
+        """The seat's game view, encoded: its own part, and the part every
+        seat shares (Game.public_view) encoded once per state."""
+        game, state = self.table.game, self.table.state
+        kept = self._public
+        if kept is None or kept[0] is not state:
+            public = game.public_view(state)
+            kept = self._public = (state, None if public is None else _dumps(public).decode())
+        common = kept[1]
+        if common is None:
+            return _dumps(game.view(state, seat)).decode()
+        mine = _dumps(game.seat_view(state, seat)).decode()
+        if common == "{}":
+            return mine
+        if mine == "{}":
+            return common
+        return f"{mine[:-1]},{common[1:]}"
+
     def _view_frame(
         self,
         player: PlayerRecord,
@@ -304,7 +325,7 @@ class Delivery:
             if table.state is None:
                 parts = ("null", "null")
             else:
-                game = _dumps(table.game.view(table.state, seat)).decode()
+                game = self._game_part(seat)
                 legal = "null"
                 if seat is not None and table.status == PLAYING and seat in table.to_act:
                     legal = _dumps(table.game.legal_actions(table.state, seat)).decode()

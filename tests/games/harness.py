@@ -8,7 +8,9 @@ a room timer), checking after every step the invariants every engine owes:
 - every listed legal action is accepted by `apply`;
 - `apply` never mutates its input, and a refused action raises IllegalAction
   (never anything else);
-- a per-game `check(state)` hook holds (card conservation, no leaks, ...).
+- a per-game `check(state)` hook holds (card conservation, no leaks, ...);
+- `public_view` and `seat_view` split each seat's `view` without adding or
+  dropping a key (a room encodes the public part once per state).
 
 States must support `==` and `copy.deepcopy` (dataclasses do).
 """
@@ -46,6 +48,18 @@ def assert_refused(game: Game[Any], state: Any, seat: int | None, action: Any) -
     raise AssertionError(f"{action!r} from seat {seat} was accepted")
 
 
+def assert_view_parts(game: Game[Any], state: Any, seats: int) -> None:
+    """Each seat's (and a spectator's) view, told in two parts, is its view."""
+    public = game.public_view(state)
+    for seat in [*range(seats), None]:
+        own = game.seat_view(state, seat)
+        if public is None:
+            assert own == game.view(state, seat)
+            continue
+        assert not own.keys() & public.keys(), f"seat {seat}: keys in both parts"
+        assert {**own, **public} == game.view(state, seat), f"seat {seat}: parts != view"
+
+
 def play_random(
     game: Game[Any],
     seats: int,
@@ -79,6 +93,7 @@ def play_random(
             seat = rng.choice(sorted(acting))
             action = rng.choice(game.legal_actions(state, seat))
         if step % junk_every == 0:
+            assert_view_parts(game, state, seats)
             for junk in JUNK_ACTIONS:
                 if junk.get("type") == "timeout" and not acting:
                     continue

@@ -86,6 +86,9 @@ async def test_no_frame_shows_a_card_its_recipient_may_not_know(
             if "view" in msg and msg["view"]["game"] is not None:
                 gv = msg["view"]["game"]
                 assert gv["seat"] == f.seat, "a socket was sent another seat's view"
+                # put together from parts (Game.public_view and seat_view), it is
+                # the engine's view of that seat, no more and no less
+                assert gv == game.view(f.after, f.seat), "a view frame is not the seat's view"
                 if f.seat is None:
                     assert "hand" not in gv and msg["view"]["legal"] is None
             before = known(f.before, f.seat) if f.before is not None else known(f.after, f.seat)

@@ -33,7 +33,7 @@ from app.games.bigtwo.combos import ARTICLE, SIZE_NAME, Combo, classify
 from app.games.bigtwo.model import BigTwoOptions, BigTwoState, Trick
 from app.games.bigtwo.order import DECK, THREE_OF_CLUBS, by_power
 from app.games.bigtwo.plays import all_plays, plays_beating
-from app.games.bigtwo.view import build_view
+from app.games.bigtwo.view import build_view, public_part, seat_part
 from app.games.cards import cards_text
 
 SEATS = 4
@@ -106,6 +106,12 @@ class BigTwoGame(Game[BigTwoState]):
 
     def view(self, state: BigTwoState, seat: int | None) -> View:
         return build_view(self, state, seat)
+
+    def public_view(self, state: BigTwoState) -> View:
+        return public_part(self, state)
+
+    def seat_view(self, state: BigTwoState, seat: int | None) -> View:
+        return seat_part(self, state, seat)
 
     def result(self, state: BigTwoState) -> dict[str, Any] | None:
         if not state.over:

@@ -28,21 +28,30 @@ class Rules(Protocol):
 
 
 def build_view(game: Rules, state: BigTwoState, seat: int | None) -> View:
-    """The public part, built once per state, and the seat's own hand.
+    """The seat's own part and the public part, merged."""
+    return {**seat_part(game, state, seat), **public_part(game, state)}
+
+
+def seat_part(game: Rules, state: BigTwoState, seat: int | None) -> View:
+    """Who the view is for, and its hand."""
+    own: View = {"game": game.name, "seat": seat}
+    if seat is not None:
+        own["hand"] = list(state.hands[seat])
+    return own
+
+
+def public_part(game: Rules, state: BigTwoState) -> View:
+    """The public part, built once per state.
 
     A room asks for every seat's view of each new state in a row, so the
     public part is kept for the last state asked about (`game.public_memo`)
     and shared by those views: a view is read-only to whoever receives it."""
     memo = game.public_memo
     if memo is not None and memo[0] is state:
-        public = memo[1]
-    else:
-        public = _public(game, state)
-        game.public_memo = (state, public)
-    view: View = {"game": game.name, "seat": seat, **public}
-    if seat is not None:
-        view["hand"] = list(state.hands[seat])
-    return view
+        return memo[1]
+    public = _public(game, state)
+    game.public_memo = (state, public)
+    return public
 
 
 def _public(game: Rules, state: BigTwoState) -> View:

@@ -43,7 +43,7 @@ from app.games.possession.model import (
     Property,
 )
 from app.games.possession.moves import extend_actions, meld_actions
-from app.games.possession.view import build_view, property_json
+from app.games.possession.view import build_view, property_json, public_part, seat_part
 
 
 class PossessionGame(Game[PossessionState]):
@@ -92,6 +92,12 @@ class PossessionGame(Game[PossessionState]):
 
     def view(self, state: PossessionState, seat: int | None) -> View:
         return build_view(state, seat, self.result(state), can_keep(state))
+
+    def public_view(self, state: PossessionState) -> View:
+        return public_part(state, self.result(state), can_keep(state))
+
+    def seat_view(self, state: PossessionState, seat: int | None) -> View:
+        return seat_part(state, seat)
 
     def result(self, state: PossessionState) -> dict[str, Any] | None:
         return final_result(state) if state.phase == OVER else None

@@ -33,6 +33,19 @@ def property_json(
 def build_view(
     state: PossessionState, seat: int | None, result: dict[str, Any] | None, keep: bool
 ) -> View:
+    return {**seat_part(state, seat), **public_part(state, result, keep)}
+
+
+def seat_part(state: PossessionState, seat: int | None) -> View:
+    """Who the view is for, and its hand."""
+    view: View = {"game": "possession", "seat": seat}
+    if seat is not None:
+        view["hand"] = list(state.hands[seat])
+    return view
+
+
+def public_part(state: PossessionState, result: dict[str, Any] | None, keep: bool) -> View:
+    """What every seat's view holds alike."""
     rules = state.rules
     over = state.phase == OVER
     in_props = property_counts(state.properties)
@@ -41,8 +54,6 @@ def build_view(
     for p in state.properties:
         scores[p.owner] += len(p.cards)
     view: View = {
-        "game": "possession",
-        "seat": seat,
         "seats": rules.seats,
         "phase": state.phase,
         "to_act": [] if over or state.turn is None else [state.turn],
@@ -69,8 +80,6 @@ def build_view(
             "distinct_suit_sets": rules.distinct_suit_sets,
         },
     }
-    if seat is not None:
-        view["hand"] = list(state.hands[seat])
     if over:
         view["hands"] = [list(h) for h in state.hands]
     return view

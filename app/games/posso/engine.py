@@ -10,7 +10,7 @@ from app.games.posso import actions, flow, legal
 from app.games.posso.model import OVER, PossoState, copy_state
 from app.games.posso.options import PossoOptions
 from app.games.posso.rules import REQUIREMENTS
-from app.games.posso.view import view
+from app.games.posso.view import public_view, seat_view, view
 
 CARDS_PER_DECK = 54
 
@@ -103,6 +103,12 @@ class PossoGame(Game[PossoState]):
 
     def view(self, state: PossoState, seat: int | None) -> View:
         return view(state, seat)
+
+    def public_view(self, state: PossoState) -> View:
+        return public_view(state)
+
+    def seat_view(self, state: PossoState, seat: int | None) -> View:
+        return seat_view(state, seat)
 
     def score_rows(self, state: PossoState) -> list[dict[str, Any]]:
         return [flow.copy_row(row) for row in state.sheet]

@@ -15,14 +15,30 @@ from app.games.posso.staging import meld_options
 
 
 def view(s: PossoState, seat: int | None) -> dict[str, Any]:
+    return {**seat_view(s, seat), **public_view(s)}
+
+
+def seat_view(s: PossoState, seat: int | None) -> dict[str, Any]:
+    """Who the view is for, its hand and what it may meld, and the Posso
+    window (each seat's own: whether a call would help it)."""
     if seat is not None and (
         isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < s.seats
     ):
         raise ValueError(f"no seat {seat!r} in a game of {s.seats}")
+    out: dict[str, Any] = {"game": "posso", "seat": seat, "posso": _posso(s)}
+    if seat is not None:
+        out["hand"] = list(s.hands[seat])
+        out["meld_options"] = _meld_options(s, seat)
+        if out["posso"] is not None and s.phase == WINDOW:
+            # from the viewer's own hand: "only ask me when it could help me"
+            out["posso"]["helps"] = window_helps(s, seat)
+    return out
+
+
+def public_view(s: PossoState) -> dict[str, Any]:
+    """What every seat's view holds alike."""
     over = s.phase == OVER
     out: dict[str, Any] = {
-        "game": "posso",
-        "seat": seat,
         "seats": s.seats,
         "phase": s.phase,
         "to_act": sorted(to_act(s)),
@@ -40,7 +56,6 @@ def view(s: PossoState, seat: int | None) -> dict[str, Any]:
         "pile_size": len(s.pile),
         "stack_count": len(s.stack),
         "dead_card": s.dead,
-        "posso": _posso(s),
         "cut": _cut(s),
         "totals": list(s.totals),
         "sheet": [flow.copy_row(r) for r in s.sheet],
@@ -56,12 +71,6 @@ def view(s: PossoState, seat: int | None) -> dict[str, Any]:
         },
         "reshuffled": s.reshuffles,
     }
-    if seat is not None:
-        out["hand"] = list(s.hands[seat])
-        out["meld_options"] = _meld_options(s, seat)
-        if out["posso"] is not None and s.phase == WINDOW:
-            # from the viewer's own hand: "only ask me when it could help me"
-            out["posso"]["helps"] = window_helps(s, seat)
     if over:
         out["hands"] = [list(h) for h in s.hands]
     return out

@@ -30,7 +30,7 @@ from app.games.cards import card_text, cards_text
 from app.games.possum.model import PossumOptions, PossumState
 from app.games.possum.patterns import can_play, pattern_of
 from app.games.possum.plays import hand_key, legal_plays, value, value_counts
-from app.games.possum.view import build_view
+from app.games.possum.view import build_view, public_part, seat_part
 
 HAND_SIZE = 6
 FACE_RANKS = ("J", "Q", "K")
@@ -102,6 +102,12 @@ class PossumGame(Game[PossumState]):
 
     def view(self, state: PossumState, seat: int | None) -> View:
         return build_view(self, state, seat)
+
+    def public_view(self, state: PossumState) -> View:
+        return public_part(self, state)
+
+    def seat_view(self, state: PossumState, seat: int | None) -> View:
+        return seat_part(self, state, seat)
 
     def result(self, state: PossumState) -> dict[str, Any] | None:
         if not state.over:

@@ -11,10 +11,23 @@ from app.games.possum.plays import value, value_counts
 
 
 def build_view(game: Game[PossumState], state: PossumState, seat: int | None) -> View:
+    return {**seat_part(game, state, seat), **public_part(game, state)}
+
+
+def seat_part(game: Game[PossumState], state: PossumState, seat: int | None) -> View:
+    """Who the view is for, its hand and whether it can play on the top card."""
+    view: View = {"game": game.name, "seat": seat}
+    if seat is not None:
+        hand = state.hands[seat]
+        view["hand"] = list(hand)
+        view["can_play"] = can_play(value_counts(hand), value(state.pile[-1]), state.options)
+    return view
+
+
+def public_part(game: Game[PossumState], state: PossumState) -> View:
+    """What every seat's view holds alike."""
     opts = state.options
     view: View = {
-        "game": game.name,
-        "seat": seat,
         "seats": len(state.hands),
         "phase": "over" if state.over else "play",
         "to_act": sorted(game.to_act(state)),
@@ -37,10 +50,6 @@ def build_view(game: Game[PossumState], state: PossumState, seat: int | None) ->
             "single_draw": opts.single_draw,
         },
     }
-    if seat is not None:
-        hand = state.hands[seat]
-        view["hand"] = list(hand)
-        view["can_play"] = can_play(value_counts(hand), value(state.pile[-1]), opts)
     if state.over:
         view["hands"] = [list(h) for h in state.hands]
     return view
