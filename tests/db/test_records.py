@@ -583,6 +583,53 @@ async def _game_with_loop_connection(records: DbRecords) -> int:
     return gid
 
 
+async def test_a_lone_append_in_a_quiet_moment_commits_without_a_turn_of_the_loop(
+    records: DbRecords,
+) -> None:
+    """A move after a pause is committed as it is asked for: the loop never
+    turns (a callback queued before it has not run), and it is stored."""
+    _sqlite_path(records)
+    gid = await _game_with_loop_connection(records)
+    await asyncio.sleep(2 * db_records.QUIET_GAP)
+    ran: list[int] = []
+    asyncio.get_running_loop().call_soon(ran.append, 1)
+    await records.append_action(gid, 1, 0, {"type": "draw"})
+    assert ran == [], "the append waited for the loop's next turn"
+    async with records.sessions() as s:
+        logged = (await s.scalars(select(ActionRow.seq).where(ActionRow.game_id == gid))).all()
+    assert sorted(logged) == [0, 1]
+
+
+async def test_appends_asked_for_together_still_share_a_commit(
+    records: DbRecords, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moves of three rooms in one moment: the first commits at once, the
+    two that follow within QUIET_GAP wait for the loop's next turn and go in
+    one transaction; then, after a pause, a lone one commits at once again."""
+    _sqlite_path(records)
+    games = [await _game_with_loop_connection(records)]
+    games += [await records.start_game("ABC234", "posso", {}, n, ["p0", "p1"]) for n in (2, 3)]
+    for gid in games[1:]:
+        await records.append_action(gid, 0, 0, {"type": "draw"})
+    batches: list[int] = []
+    together = db_records._write_together
+
+    def counted(fast: Any, jobs: list[Any]) -> Any:
+        batches.append(len(jobs))
+        return together(fast, jobs)
+
+    monkeypatch.setattr(db_records, "_write_together", counted)
+    await asyncio.sleep(2 * db_records.QUIET_GAP)
+    await asyncio.gather(*(records.append_action(g, 1, 0, {"type": "draw"}) for g in games))
+    assert batches == [1, 2]
+    await asyncio.sleep(2 * db_records.QUIET_GAP)
+    await records.append_action(games[0], 2, 0, {"type": "draw"})
+    assert batches == [1, 2, 1]
+    async with records.sessions() as s:
+        rows = (await s.execute(select(ActionRow.game_id, ActionRow.seq))).all()
+    assert sorted(rows) == sorted([(g, q) for g in games for q in (0, 1)] + [(games[0], 2)])
+
+
 @contextlib.contextmanager
 def _locked_elsewhere(path: str) -> Iterator[None]:
     """Another process's write transaction on the database, for the block."""
