@@ -256,7 +256,8 @@ class Game(ABC, Generic[S]):
         return None
 
     def seat_view(self, state: S, seat: int | None) -> View:
-        """What `view` holds beside `public_view` (all of it when that is None)."""
+        """What `view` holds beside `public_view` (all of it when that is None):
+        never empty, since it says whose view it is (`"seat"`)."""
         return self.view(state, seat)
 
     @abstractmethod

@@ -302,9 +302,7 @@ class Delivery:
         mine = _dumps(game.seat_view(state, seat)).decode()
         if common == "{}":
             return mine
-        if mine == "{}":
-            return common
-        return f"{mine[:-1]},{common[1:]}"
+        return f"{mine[:-1]},{common[1:]}"  # a seat's own part names its seat
 
     def _view_frame(
         self,

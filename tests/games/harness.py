@@ -53,6 +53,7 @@ def assert_view_parts(game: Game[Any], state: Any, seats: int) -> None:
     public = game.public_view(state)
     for seat in [*range(seats), None]:
         own = game.seat_view(state, seat)
+        assert own.get("seat", "missing") == seat, "a seat's own part names its seat"
         if public is None:
             assert own == game.view(state, seat)
             continue

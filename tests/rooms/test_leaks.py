@@ -16,10 +16,10 @@ from typing import Any, cast
 import pytest
 
 from app.games import GAMES
-from app.games.base import Event, Game
+from app.games.base import Event, Game, View
 from tests.rooms.harness import Recorder, SpyRoom, drive, new_room, seat_people, settle
 from tests.rooms.knowledge import KNOWN, leaks, revealed
-from tests.rooms.tinygame import TINY
+from tests.rooms.tinygame import TINY, TinyGame
 from tests.rooms.tinygame import tiny_known as TINY_KNOWN
 
 pytestmark = pytest.mark.timeout(120)
@@ -98,6 +98,42 @@ async def test_no_frame_shows_a_card_its_recipient_may_not_know(
             checked += 1
         await room.shutdown()
     assert checked > games * 10
+
+
+class _AllPublic(TinyGame):
+    """The tiny game told in parts, its public part as large as it can be:
+    a seat's own part is only who it is and the keys a spectator lacks."""
+
+    def public_view(self, state: Any) -> View:
+        return {k: v for k, v in self.view(state, None).items() if k != "seat"}
+
+    def seat_view(self, state: Any, seat: int | None) -> View:
+        own, watcher = self.view(state, seat), self.view(state, None)
+        return {k: v for k, v in own.items() if k == "seat" or k not in watcher}
+
+
+class _NothingPublic(TinyGame):
+    """The tiny game told in parts whose public part is empty."""
+
+    def public_view(self, state: Any) -> View:
+        return {}
+
+
+@pytest.mark.parametrize("game", [_AllPublic(), _NothingPublic()], ids=["all", "nothing"])
+async def test_a_view_told_in_parts_reaches_each_socket_whole(game: TinyGame) -> None:
+    """However a game splits its view (Game.public_view, seat_view), even
+    with one part empty, each socket's frame holds exactly its seat's view."""
+    room = new_room(game, settings=TIMERS, code="PARTS1")
+    recorder = Recorder()
+    conns = await seat_people(room, 3, recorder, spectators=1)
+    await room.handle(conns[0], 0, "cmd", {"type": "start"})
+    await drive(room, conns, random.Random(5))
+    await settle()
+    views = [f for f in recorder.frames if f.after is not None and "view" in f.msg]
+    assert len(views) > 20
+    for f in views:
+        assert f.msg["view"]["game"] == game.view(f.after, f.seat)
+    await room.shutdown()
 
 
 class _Misaddressing(SpyRoom):
