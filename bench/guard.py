@@ -222,6 +222,10 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
             proc.kill()
             proc.wait()
         shutil.rmtree(data, ignore_errors=True)
+        if args.keep:  # for callgrind_annotate
+            keep = Path(args.keep) / kind.replace(":", "-")
+            shutil.rmtree(keep, ignore_errors=True)
+            shutil.copytree(out.parent, keep)
         shutil.rmtree(out.parent, ignore_errors=True)  # the dumps, read by now
     # a window's game and the starts of the next games, together
     step = len(dumps) // args.windows
@@ -312,6 +316,9 @@ def main() -> None:
         "metrics: the card room with METRICS=true (its cost against batched)",
     )
     ap.add_argument("--json", default="", help="also write the figures here")
+    ap.add_argument(
+        "--keep", default="", help="copy each server's callgrind dumps into DIR/<server>"
+    )
     ap.add_argument(
         "--check", action="store_true", help="exit 1 if bare / room is under what it holds (HELD)"
     )

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.games.cards import CardError, card_text, rng_for, validate
+from app.games.cards import CardError, card_text, rng_for, standard_deck, validate
 
 Action = dict[str, Any]
 #: An event: `{"type": ..., "to": None | seat, ...}`.  `to` is who may see it.
@@ -77,6 +77,9 @@ def read_action(action: object, shapes: Shapes, game_title: str) -> str:
             "unknown_action", f"unknown action type {kind!r}: {game_title} knows {known}"
         )
     required, optional = shapes[kind]
+    keys = action.keys()
+    if len(keys) == len(required) + 1 and required <= keys:
+        return kind  # exactly "type" and the required fields: the usual action
     missing = required - action.keys()
     if missing:
         raise IllegalAction("bad_action", f"{kind} needs field(s) {', '.join(sorted(missing))}")
@@ -84,6 +87,10 @@ def read_action(action: object, shapes: Shapes, game_title: str) -> str:
     if extra:
         raise IllegalAction("bad_action", f"{kind} takes no field(s) {', '.join(sorted(extra))}")
     return kind
+
+
+#: the 52 codes every game takes (a joker is checked against the game's rules)
+STANDARD: frozenset[str] = frozenset(standard_deck())
 
 
 def read_card(value: object, *, jokers: bool = True) -> str:
@@ -101,7 +108,8 @@ def read_cards(value: object, *, jokers: bool = True, what: str = "cards") -> li
     can point at the cards the player picked; `what` names the field."""
     if not isinstance(value, list) or not value:
         raise IllegalAction("bad_cards", f"{what} must be a non-empty list of card codes")
-    return [read_card(v, jokers=jokers) for v in value]
+    # a standard card is checked by one look-up; anything else the long way
+    return [v if type(v) is str and v in STANDARD else read_card(v, jokers=jokers) for v in value]
 
 
 def check_held(hand: Sequence[str], chosen: Sequence[str]) -> None:

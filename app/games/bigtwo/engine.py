@@ -188,20 +188,14 @@ class BigTwoGame(Game[BigTwoState]):
         hand = tuple(c for c in state.hands[seat] if c not in gone)
         hands = (*state.hands[:seat], hand, *state.hands[seat + 1 :])
         events = [
-            event(
-                "played",
-                seat=seat,
-                cards=list(chosen),
-                category=combo.category,
-                left=len(hand),
-            )
+            event("played", seat=seat, cards=list(chosen), category=combo.category, left=len(hand))
         ]
         places = state.places
         if not hand:
             places = (*places, seat)
             events.append(event("went_out", seat=seat, place=len(places)))
         holders = [s for s in range(SEATS) if hands[s]]
-        played = Trick(chosen, seat, combo)
+        played = _trick(chosen, seat, combo)
         base = {
             "hands": hands,
             "played": state.played + chosen,
@@ -258,6 +252,14 @@ def _replace(state: BigTwoState, **changes: Any) -> BigTwoState:
 
 
 _FIELDS = frozenset(f.name for f in dataclasses.fields(BigTwoState))
+
+
+def _trick(cards: tuple[str, ...], seat: int, combo: Combo) -> Trick:
+    """`Trick(cards, seat, combo)`, made the way `_replace` makes a state: a
+    frozen dataclass's `__init__` sets each field through `object.__setattr__`."""
+    new = object.__new__(Trick)
+    new.__dict__.update(cards=cards, seat=seat, combo=combo)
+    return new
 
 
 def _next_holder(hands: tuple[tuple[str, ...], ...], seat: int, skip: frozenset[int]) -> int:

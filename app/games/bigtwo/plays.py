@@ -119,12 +119,20 @@ def all_plays(hand: Sequence[str]) -> list[Play]:
     """Every combination in the hand, by size then by strength."""
     out: list[Play] = []
     for size in (1, 2, 3, 5):
-        out.extend(sorted(plays_of_size(hand, size), key=lambda p: p[0].key))
+        out.extend(sorted(plays_of_size(hand, size), key=_strength))
     return out
 
 
 def plays_beating(hand: Sequence[str], table: Combo) -> list[Play]:
     """Every play that beats `table`, weakest first."""
-    found = [p for p in plays_of_size(hand, table.size) if p[0].beats(table)]
-    found.sort(key=lambda p: p[0].key)
+    key = table.key
+    if table.size == 1:  # most turns: the singles above it, in power order already
+        top = key[0]
+        return [_SINGLES[code] for code in _sorted(hand) if POWER[code] > top]
+    found = [p for p in plays_of_size(hand, table.size) if p[0].key > key]
+    found.sort(key=_strength)
     return found
+
+
+def _strength(play: Play) -> tuple[int, ...]:
+    return play[0].key

@@ -55,19 +55,21 @@ def public_part(game: Rules, state: BigTwoState) -> View:
 
 
 def _public(game: Rules, state: BigTwoState) -> View:
+    turn = state.turn
+    over = turn is None  # state.over
     view: View = {
         "seats": len(state.hands),
-        "phase": "over" if state.over else "play",
+        "phase": "over" if over else "play",
         "to_act": sorted(game.to_act(state)),
-        "turn": state.turn,
+        "turn": turn,
         "dealer": None,
         "dealt_first": state.dealt_first,
         "counts": [len(h) for h in state.hands],
-        "over": state.over,
-        "result": game.result(state),
+        "over": over,
+        "result": game.result(state) if over else None,
         "trick": _play(state.trick),
         "last_play": _play(state.last_play),
-        "control": not state.over and state.trick is None,
+        "control": not over and state.trick is None,
         "must_include": THREE_OF_CLUBS if state.first_play else None,
         "passed": sorted(state.passed),
         "places": list(state.places),
@@ -75,7 +77,7 @@ def _public(game: Rules, state: BigTwoState) -> View:
         "played": list(state.played),
         "options": {"pass_locks": state.options.pass_locks},
     }
-    if state.over:
+    if over:
         view["hands"] = [list(h) for h in state.hands]
     return view
 
