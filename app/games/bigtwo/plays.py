@@ -8,8 +8,9 @@ Each play is a tuple of codes in power order, paired with its Combo.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations, product
+from operator import itemgetter
 
 from app.games.bigtwo.combos import FIVE_CATEGORIES, Combo, classify
 from app.games.bigtwo.order import NATURAL, POWER, STRAIGHT_MASKS, STRAIGHT_WINDOWS, natural_mask
@@ -43,6 +44,24 @@ _SETS = _pairs_and_triples()
 #: five-card Combos by key (the key names the category: see combos.py); a
 #: few hundred at most, where the picks that make them number in millions
 _FIVES: dict[tuple[int, ...], Combo] = {}
+
+
+#: each card's suit index (its power & 3)
+SUIT: dict[str, int] = {code: power & 3 for code, power in POWER.items()}
+
+
+def _power_order(window: tuple[int, ...]) -> Callable[[tuple[str, ...]], tuple[str, ...]]:
+    """A straight's five faces differ, so the order of its cards by power is
+    the order of the window's natural ranks by face, whatever the suits: one
+    C-level `itemgetter` puts a pick drawn in window order into power order."""
+    face_of = {NATURAL[code]: POWER[code] >> 2 for code in POWER}
+    return itemgetter(*sorted(range(5), key=lambda i: face_of[window[i]]))
+
+
+#: each straight window with the getter that orders its picks by power
+_WINDOWS = tuple(
+    (window, sum(1 << r for r in window), _power_order(window)) for window in STRAIGHT_WINDOWS
+)
 
 
 def _five(key: tuple[int, ...]) -> Combo:
@@ -84,14 +103,14 @@ def _five_card_plays(ordered: tuple[str, ...], by_face: dict[int, list[str]]) ->
         by_natural[NATURAL[code]].append(code)
         by_suit[POWER[code] & 3].append(code)
     # straights, straight flushes included
-    for window in STRAIGHT_WINDOWS:
-        groups = [by_natural.get(r) for r in window]
-        if all(groups):
-            for pick in product(*groups):  # type: ignore[arg-type]
-                picked = _sorted(pick)
+    held = natural_mask(ordered)
+    for window, mask, in_power_order in _WINDOWS:
+        if held & mask == mask:  # a card of each of the window's ranks
+            for pick in product(*[by_natural[r] for r in window]):
+                picked = in_power_order(pick)
                 top = POWER[picked[-1]]
-                suits = {POWER[c] & 3 for c in picked}
-                yield _five((4, top) if len(suits) == 1 else (0, top)), picked
+                flush = len(set(map(SUIT.__getitem__, picked))) == 1
+                yield _five((4, top) if flush else (0, top)), picked
     # flushes that are not straights (those came above)
     for suit, group in by_suit.items():
         if len(group) >= 5:
@@ -105,14 +124,19 @@ def _five_card_plays(ordered: tuple[str, ...], by_face: dict[int, list[str]]) ->
         for triple in combinations(triple_cards, 3):
             for pair_face, pair_cards in by_face.items():
                 if pair_face != triple_face and len(pair_cards) >= 2:
+                    combo = _five((2, triple_face))
                     for pair in combinations(pair_cards, 2):
-                        yield _five((2, triple_face)), _sorted(triple + pair)
+                        # two faces, each group in power order: the lower face first
+                        yield combo, triple + pair if triple_face < pair_face else pair + triple
     # four of a kind with any fifth card
     for quad_face, quad_cards in by_face.items():
         if len(quad_cards) == 4:
+            combo = _five((3, quad_face))
+            quad = tuple(quad_cards)
             for other in ordered:
-                if POWER[other] >> 2 != quad_face:
-                    yield _five((3, quad_face)), _sorted((*quad_cards, other))
+                face = POWER[other] >> 2
+                if face != quad_face:
+                    yield combo, (other, *quad) if face < quad_face else (*quad, other)
 
 
 def all_plays(hand: Sequence[str]) -> list[Play]:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.games.bigtwo.combos import classify
-from app.games.bigtwo.order import DECK
+from app.games.bigtwo.order import DECK, by_power
 from app.games.bigtwo.plays import all_plays, plays_beating
 
 hands = st.lists(st.sampled_from(DECK), min_size=1, max_size=13, unique=True)
@@ -32,6 +32,9 @@ def test_all_plays_is_exactly_every_combination_in_the_hand(hand: list[str]) -> 
     assert set(as_sets) == brute_force(hand)
     for combo, picked in plays:
         assert classify(picked) == combo
+        assert list(picked) == by_power(picked), "a play's cards are not in power order"
+    order = [(combo.size, combo.key) for combo, _ in plays]
+    assert order == sorted(order), "plays are not by size, then weakest first"
 
 
 @settings(max_examples=60)
@@ -42,7 +45,10 @@ def test_plays_beating_are_exactly_the_higher_plays_of_that_size(
     table = classify(table_cards)
     if table is None:
         return
-    found = {frozenset(p[1]) for p in plays_beating(hand, table)}
+    beating = plays_beating(hand, table)
+    assert [p[0].key for p in beating] == sorted(p[0].key for p in beating)
+    assert all(list(p[1]) == by_power(p[1]) for p in beating)
+    found = {frozenset(p[1]) for p in beating}
     expected = {
         frozenset(pick)
         for pick in itertools.combinations(hand, table.size)
