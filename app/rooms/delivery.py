@@ -168,15 +168,18 @@ class Delivery:
             self._room_json = None
         frames: list[tuple[int | None, Frame]] = []
         for ev in events:
-            to = ev.get("to")
-            body = {k: x for k, x in ev.items() if k != "to"}
+            body = dict(ev)
+            to = body.pop("to", None)
             frames.append((to, _dumps({"v": v, "event": body}).decode()))
         if frames:
             if len(self.history) >= HISTORY_MAX:
                 self.history_floor = self.history.popleft()[0]
             self.history.append((v, tuple(frames)))
-        cache: dict[int | None, tuple[str, str]] = {}
-        timer = self._timer_part() if with_view else "null"
+        if with_view:
+            cache: dict[int | None, tuple[str, str]] = {}
+            room = self._room_part()
+            lead = self._lead()
+            tail = f',"timer":{self._timer_part()}}}}}'
         players = self.members.players
         game_seat = self.table.game_seat
         # the usual change tells everyone the same events: one list for all
@@ -191,7 +194,8 @@ class Delivery:
             )
             for c in conns:
                 if with_view:
-                    c.push_all([*out, self._view_frame(players[pid], c, cache, timer)])
+                    view = self._view(players[pid], seat, c, cache, lead, room, tail)
+                    c.push_all([*out, view])
                 else:
                     c.push_all(out)
 
@@ -311,15 +315,35 @@ class Delivery:
         cache: dict[int | None, tuple[str, str]],
         timer: str,
     ) -> Frame:
+        """`player`'s view, for `conn`, whole or (on a batching socket) without
+        a room part it already holds: see `_view`."""
+        seat = self.table.game_seat.get(player.player_id)
+        tail = f',"timer":{timer}}}}}'
+        return self._view(player, seat, conn, cache, self._lead(), self._room_part(), tail)
+
+    def _lead(self) -> str:
+        """What every view of this version starts with."""
+        return f'{{"v":{self.v},"inc":"{self.incarnation}","view":{{'
+
+    def _view(
+        self,
+        player: PlayerRecord,
+        seat: int | None,
+        conn: Connection,
+        cache: dict[int | None, tuple[str, str]],
+        lead: str,
+        room: str,
+        tail: str,
+    ) -> Frame:
         """`player`'s view, for `conn`, put together from parts encoded once
         (the room, each person's "you", each seat's game view and legal moves,
-        the timer).  A batching socket that already holds the current room
+        the timer; a change makes `lead`, `room` and `tail` once for all its
+        views).  A batching socket that already holds the current room
         part gets the view without it (docs/protocol.md): during a game the
         room part is two thirds of a view and rarely changes."""
-        table = self.table
-        seat = table.game_seat.get(player.player_id)
         parts = cache.get(seat)
         if parts is None:
+            table = self.table
             if table.state is None:
                 parts = ("null", "null")
             else:
@@ -329,7 +353,6 @@ class Delivery:
                     legal = _dumps(table.game.legal_actions(table.state, seat)).decode()
                 parts = (game, legal)
             cache[seat] = parts
-        room = self._room_part()
         you = self._you_json.get(player.player_id)
         if you is None:  # kept until the room part changes (who sits where, the host)
             you = self._you_json[player.player_id] = _dumps(
@@ -342,9 +365,7 @@ class Delivery:
                     "quiet": self._quiet.you(player.player_id, self.table.games_played),
                 }
             ).decode()
-        head = "" if conn.batch and conn.room_seen is room else f'"room":{room},'
+        if conn.batch and conn.room_seen is room:
+            return f'{lead}"you":{you},"game":{parts[0]},"legal":{parts[1]}{tail}'
         conn.room_seen = room
-        return (
-            f'{{"v":{self.v},"inc":"{self.incarnation}","view":{{{head}"you":{you},"game":{parts[0]},'
-            f'"legal":{parts[1]},"timer":{timer}}}}}'
-        )
+        return f'{lead}"room":{room},"you":{you},"game":{parts[0]},"legal":{parts[1]}{tail}'
