@@ -254,7 +254,7 @@ def save_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:
         return
     known.seated.pop(room_id, None)  # names and seats may have changed
     _save_players(conn, room_id, room.players)
-    known.occupants[room_id] = tuple(dataclasses.replace(p) for p in room.players)
+    known.occupants[room_id] = tuple(p.copy() for p in room.players)
 
 
 def start_game(

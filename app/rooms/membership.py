@@ -445,7 +445,7 @@ class Membership:
             options=dict(r.options),
             settings=dict(r.settings),
             host_player_id=r.host_player_id,
-            players=[dataclasses.replace(p) for p in r.players],
+            players=[p.copy() for p in r.players],
             tally=dict(r.tally),
             closed=r.closed,
             replaced=dict(r.replaced),

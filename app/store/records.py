@@ -41,6 +41,15 @@ class PlayerRecord:
     #: browser may not follow the seat's cards while it is so (docs/security.md)
     lent: bool = False
 
+    def copy(self) -> PlayerRecord:
+        """A copy, as `dataclasses.replace(self)` makes one but without running
+        `__init__` and its field checks: every field is immutable, so the
+        fields themselves are shared (rooms copy their people on each command,
+        to tell whether it changed them)."""
+        new = object.__new__(PlayerRecord)
+        new.__dict__.update(self.__dict__)
+        return new
+
 
 @dataclass(frozen=True)
 class ReplacedToken:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.store.records import MemoryRecords, PlayerRecord, RoomRecord
@@ -28,3 +30,16 @@ async def test_live_rooms_are_open_rooms_with_their_unfinished_game() -> None:
     live = await rec.start_game("OPEN01", "tiny", {}, 2, ["p1"])
     rooms = await rec.live_rooms()
     assert [(r.code, g.game_id if g else None) for r, g in rooms] == [("OPEN01", live)]
+
+
+def test_a_player_record_copy_is_equal_and_apart() -> None:
+    """Rooms copy their people to tell what a command changed: a copy equal
+    in every field, whose changes never reach the original."""
+    original = PlayerRecord(
+        "p1", "Ann", "hash", 2, guest_id="g1", account_id=7, bot_level="strong", lent=True
+    )
+    copy = original.copy()
+    assert copy == original and copy is not original
+    assert dataclasses.asdict(copy) == dataclasses.asdict(original)
+    copy.seat, copy.name = None, "Bea"
+    assert (original.seat, original.name) == (2, "Ann")
