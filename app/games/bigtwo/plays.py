@@ -7,9 +7,8 @@ Each play is a tuple of codes in power order, paired with its Combo.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from itertools import combinations, product
+from itertools import combinations, groupby, product
 from operator import itemgetter
 
 from app.games.bigtwo.combos import FIVE_CATEGORIES, Combo, classify
@@ -46,21 +45,29 @@ _SETS = _pairs_and_triples()
 _FIVES: dict[tuple[int, ...], Combo] = {}
 
 
-#: each card's suit index (its power & 3)
+#: each card's suit index (its power & 3) and face (its power >> 2)
 SUIT: dict[str, int] = {code: power & 3 for code, power in POWER.items()}
+FACE: dict[str, int] = {code: power >> 2 for code, power in POWER.items()}
+#: the face of each natural rank (A=0 .. K=12)
+_FACE_OF_NATURAL: dict[int, int] = {NATURAL[code]: FACE[code] for code in POWER}
 
 
 def _power_order(window: tuple[int, ...]) -> Callable[[tuple[str, ...]], tuple[str, ...]]:
     """A straight's five faces differ, so the order of its cards by power is
     the order of the window's natural ranks by face, whatever the suits: one
     C-level `itemgetter` puts a pick drawn in window order into power order."""
-    face_of = {NATURAL[code]: POWER[code] >> 2 for code in POWER}
-    return itemgetter(*sorted(range(5), key=lambda i: face_of[window[i]]))
+    return itemgetter(*sorted(range(5), key=lambda i: _FACE_OF_NATURAL[window[i]]))
 
 
-#: each straight window with the getter that orders its picks by power
+#: each straight window: its faces (in the window's order), their mask, and
+#: the getter that orders its picks by power
 _WINDOWS = tuple(
-    (window, sum(1 << r for r in window), _power_order(window)) for window in STRAIGHT_WINDOWS
+    (
+        tuple(_FACE_OF_NATURAL[r] for r in window),
+        sum(1 << _FACE_OF_NATURAL[r] for r in window),
+        _power_order(window),
+    )
+    for window in STRAIGHT_WINDOWS
 )
 
 
@@ -76,13 +83,20 @@ def _five(key: tuple[int, ...]) -> Combo:
 
 def plays_of_size(hand: Sequence[str], size: int) -> Iterator[Play]:
     ordered = _sorted(hand)
+    return _of_size(ordered, _by_face(ordered) if size > 1 else {}, size)
+
+
+def _by_face(ordered: tuple[str, ...]) -> dict[int, list[str]]:
+    """The cards of `ordered` (in power order, so each face's cards are
+    together) by face, faces ascending."""
+    return {face: list(cards) for face, cards in groupby(ordered, FACE.__getitem__)}
+
+
+def _of_size(ordered: tuple[str, ...], by_face: dict[int, list[str]], size: int) -> Iterator[Play]:
     if size == 1:
         for code in ordered:
             yield _SINGLES[code]
         return
-    by_face: dict[int, list[str]] = defaultdict(list)
-    for code in ordered:
-        by_face[POWER[code] >> 2].append(code)
     if size in (2, 3):
         for group in by_face.values():
             if len(group) >= size:
@@ -97,21 +111,21 @@ def _five_card_plays(ordered: tuple[str, ...], by_face: dict[int, list[str]]) ->
     """Straights, flushes, full houses, four of a kind, each with its Combo.
     `ordered` is in power order, and so is every group drawn from it, so a
     pick's last card is its highest."""
-    by_natural: dict[int, list[str]] = defaultdict(list)
-    by_suit: dict[int, list[str]] = defaultdict(list)
-    for code in ordered:
-        by_natural[NATURAL[code]].append(code)
-        by_suit[POWER[code] & 3].append(code)
     # straights, straight flushes included
-    held = natural_mask(ordered)
-    for window, mask, in_power_order in _WINDOWS:
-        if held & mask == mask:  # a card of each of the window's ranks
-            for pick in product(*[by_natural[r] for r in window]):
+    held = 0
+    for face in by_face:
+        held |= 1 << face
+    for faces, mask, in_power_order in _WINDOWS:
+        if held & mask == mask:  # a card of each of the window's faces
+            for pick in product(*[by_face[f] for f in faces]):
                 picked = in_power_order(pick)
                 top = POWER[picked[-1]]
                 flush = len(set(map(SUIT.__getitem__, picked))) == 1
                 yield _five((4, top) if flush else (0, top)), picked
     # flushes that are not straights (those came above)
+    by_suit: dict[int, list[str]] = {}
+    for code in ordered:
+        by_suit.setdefault(SUIT[code], []).append(code)
     for suit, group in by_suit.items():
         if len(group) >= 5:
             for pick in combinations(group, 5):
@@ -121,10 +135,10 @@ def _five_card_plays(ordered: tuple[str, ...], by_face: dict[int, list[str]]) ->
     for triple_face, triple_cards in by_face.items():
         if len(triple_cards) < 3:
             continue
+        combo = _five((2, triple_face))
         for triple in combinations(triple_cards, 3):
             for pair_face, pair_cards in by_face.items():
                 if pair_face != triple_face and len(pair_cards) >= 2:
-                    combo = _five((2, triple_face))
                     for pair in combinations(pair_cards, 2):
                         # two faces, each group in power order: the lower face first
                         yield combo, triple + pair if triple_face < pair_face else pair + triple
@@ -134,16 +148,18 @@ def _five_card_plays(ordered: tuple[str, ...], by_face: dict[int, list[str]]) ->
             combo = _five((3, quad_face))
             quad = tuple(quad_cards)
             for other in ordered:
-                face = POWER[other] >> 2
+                face = FACE[other]
                 if face != quad_face:
                     yield combo, (other, *quad) if face < quad_face else (*quad, other)
 
 
 def all_plays(hand: Sequence[str]) -> list[Play]:
     """Every combination in the hand, by size then by strength."""
-    out: list[Play] = []
-    for size in (1, 2, 3, 5):
-        out.extend(sorted(plays_of_size(hand, size), key=_strength))
+    ordered = _sorted(hand)
+    by_face = _by_face(ordered)
+    out: list[Play] = [_SINGLES[code] for code in ordered]  # in power order: by strength
+    for size in (2, 3, 5):
+        out.extend(sorted(_of_size(ordered, by_face, size), key=_strength))
     return out
 
 
