@@ -268,6 +268,14 @@ class Game(ABC, Generic[S]):
         never empty, since it says whose view it is (`"seat"`)."""
         return self.view(state, seat)
 
+    def seat_view_key(self, state: S, seat: int | None) -> object:
+        """An object that stays the same one (`is`) for as long as
+        `seat_view(state, seat)` stays equal: a room encodes a seat's own part
+        again only when its key is another object.  By default the state
+        itself (one encoding per state); a game whose states share the parts
+        a move leaves alone can do better (Big Two: the seat's hand)."""
+        return state
+
     @abstractmethod
     def result(self, state: S) -> dict[str, Any] | None:
         """`{"places": [[seat, ...], ...], "scores": [...]}` once over, else None."""

@@ -84,6 +84,10 @@ class Delivery:
         #: the game state whose public view part (Game.public_view) is
         #: encoded here: states are never changed, only replaced
         self._public: tuple[object, str | None] | None = None
+        #: each seat's own game part (Game.seat_view), encoded without its
+        #: closing brace, with the game and the key it was encoded for
+        #: (Game.seat_view_key): kept while the key stays the same object
+        self._mine: dict[int | None, tuple[object, object, str]] = {}
 
     # ---------------------------------------------------------------- sockets
 
@@ -303,10 +307,13 @@ class Delivery:
         common = kept[1]
         if common is None:
             return _dumps(game.view(state, seat)).decode()
-        mine = _dumps(game.seat_view(state, seat)).decode()
-        if common == "{}":
-            return mine
-        return f"{mine[:-1]},{common[1:]}"  # a seat's own part names its seat
+        key = game.seat_view_key(state, seat)
+        mine = self._mine.get(seat)
+        if mine is None or mine[0] is not game or mine[1] is not key:
+            # encoded without its closing brace: a seat's own part names its seat
+            own = _dumps(game.seat_view(state, seat)).decode()[:-1]
+            mine = self._mine[seat] = (game, key, own)
+        return f"{mine[2]}}}" if common == "{}" else f"{mine[2]},{common[1:]}"
 
     def _view_frame(
         self,

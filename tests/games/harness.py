@@ -10,7 +10,9 @@ a room timer), checking after every step the invariants every engine owes:
   (never anything else);
 - a per-game `check(state)` hook holds (card conservation, no leaks, ...);
 - `public_view` and `seat_view` split each seat's `view` without adding or
-  dropping a key (a room encodes the public part once per state).
+  dropping a key (a room encodes the public part once per state);
+- a seat whose `seat_view_key` a move leaves the same object has the same
+  `seat_view` after it (a room encodes its part again only on a new key).
 
 States must support `==` and `copy.deepcopy` (dataclasses do).
 """
@@ -61,6 +63,16 @@ def assert_view_parts(game: Game[Any], state: Any, seats: int) -> None:
         assert {**own, **public} == game.view(state, seat), f"seat {seat}: parts != view"
 
 
+def assert_seat_keys(game: Game[Any], before: Any, after: Any, seats: int) -> None:
+    """A seat's own part kept from `before` (its key is the same object) is
+    still its own part in `after`."""
+    for seat in [*range(seats), None]:
+        if game.seat_view_key(before, seat) is game.seat_view_key(after, seat):
+            assert game.seat_view(before, seat) == game.seat_view(after, seat), (
+                f"seat {seat}: its part changed under the same seat_view_key"
+            )
+
+
 def play_random(
     game: Game[Any],
     seats: int,
@@ -109,6 +121,7 @@ def play_random(
         for ev in events:
             assert "type" in ev and "to" in ev, f"event without type/to: {ev!r}"
             assert ev["to"] is None or 0 <= ev["to"] < seats
+        assert_seat_keys(game, state, new_state, seats)
         state = new_state
         if check:
             check(state)

@@ -39,6 +39,8 @@ from app.games.cards import cards_text
 SEATS = 4
 HAND_SIZE = 13
 PASS: Action = {"type": "pass"}
+#: a spectator's own part never changes (seat_view_key)
+_NO_SEAT = object()
 
 #: action type -> (required fields, optional fields); timeout is known but refused.
 SHAPES: Shapes = {
@@ -112,6 +114,11 @@ class BigTwoGame(Game[BigTwoState]):
 
     def seat_view(self, state: BigTwoState, seat: int | None) -> View:
         return seat_part(self, state, seat)
+
+    def seat_view_key(self, state: BigTwoState, seat: int | None) -> object:
+        # a seat's own part is its hand (and whose it is): a move replaces only
+        # the mover's hand tuple and shares the others with the new state
+        return _NO_SEAT if seat is None else state.hands[seat]
 
     def result(self, state: BigTwoState) -> dict[str, Any] | None:
         if not state.over:
