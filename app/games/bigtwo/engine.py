@@ -191,17 +191,31 @@ class BigTwoGame(Game[BigTwoState]):
     def _play(
         self, state: BigTwoState, seat: int, chosen: tuple[str, ...], combo: Combo
     ) -> tuple[BigTwoState, list[Event]]:
-        gone = set(chosen)
-        hand = tuple(c for c in state.hands[seat] if c not in gone)
+        held = state.hands[seat]
+        if len(chosen) == 1:  # most plays: one card out of the hand
+            at = held.index(chosen[0])
+            hand = held[:at] + held[at + 1 :]
+        else:
+            gone = set(chosen)
+            hand = tuple(c for c in held if c not in gone)
         hands = (*state.hands[:seat], hand, *state.hands[seat + 1 :])
-        events = [
-            event("played", seat=seat, cards=list(chosen), category=combo.category, left=len(hand))
-        ]
+        # event("played", ...) written out: the one event of most moves
+        played_event: Event = {
+            "type": "played",
+            "to": None,
+            "seat": seat,
+            "cards": list(chosen),
+            "category": combo.category,
+            "left": len(hand),
+        }
+        events = [played_event]
         places = state.places
+        # a seat that keeps cards leaves at least two holders (the state was not over)
+        holders: list[int] = []
         if not hand:
             places = (*places, seat)
             events.append(event("went_out", seat=seat, place=len(places)))
-        holders = [s for s in range(SEATS) if hands[s]]
+            holders = [s for s in range(SEATS) if hands[s]]
         played = _trick(chosen, seat, combo)
         base = {
             "hands": hands,
@@ -237,7 +251,7 @@ class BigTwoGame(Game[BigTwoState]):
         if trick is None:
             raise IllegalAction("cannot_pass", "you have control: lead any combination")
         passed = state.passed | {seat}
-        events = [event("passed", seat=seat)]
+        events: list[Event] = [{"type": "passed", "to": None, "seat": seat}]  # event("passed")
         skip = passed if state.options.pass_locks else frozenset()
         nxt = _next_holder(state.hands, seat, skip)
         if nxt == trick.seat:
