@@ -302,28 +302,25 @@ class DbRecords:
 
     # -- the hot path ----------------------------------------------------------
 
+    def append_now(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> bool:
+        """On SQLite, an append asked for in a quiet moment commits here, with
+        no coroutine, deadline or turn of the loop (`_append_now`); anything
+        else is left to `append_action`."""
+        if self._inline is None:
+            return False
+        return self._append_now(_append_job(game_id, seq, seat, action, epoch)) is True
+
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise ValueError(f"action number must be an int >= 0, not {seq!r}")
-        params = {
-            "game_id": game_id,
-            "seq": seq,
-            "seat": seat,
-            "action": dict(action),
-            "previous": seq - 1,
-            "epoch": epoch,
-        }
-        stmt = _FIRST if seq == 0 else _NEXT
-        if seq == 0:
-            del params["previous"]
+        job = _append_job(game_id, seq, seat, action, epoch)
         if self._writer is not None or self._postgres:
-            job = _Append(stmt, params, epoch)
             now = self._append_now(job)
             added = now if now is not None else bool(await self._enqueue(job))
         else:
-            added = await self._append_one(_Append(stmt, params, epoch))
+            added = await self._append_one(job)
         if not added:
             await self._refuse_append(game_id, seq, epoch)
 
@@ -881,6 +878,18 @@ class _Call:
 
     fn: Callable[..., Any]
     args: tuple[Any, ...]
+
+
+def _append_job(
+    game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int
+) -> _Append:
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        raise ValueError(f"action number must be an int >= 0, not {seq!r}")
+    params = {"game_id": game_id, "seq": seq, "seat": seat, "action": dict(action), "epoch": epoch}
+    if seq == 0:
+        return _Append(_FIRST, params, epoch)
+    params["previous"] = seq - 1
+    return _Append(_NEXT, params, epoch)
 
 
 def _stamped(job: _Append) -> dict[str, Any]:

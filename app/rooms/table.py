@@ -199,7 +199,8 @@ class Table:
             raise RoomError("bad_action", "that action could not be understood") from err
         assert self.game_id is not None
         try:
-            await self.records.append_action(self.game_id, self.seq, seat, action, self.epoch)
+            if not self.records.append_now(self.game_id, self.seq, seat, action, self.epoch):
+                await self.records.append_action(self.game_id, self.seq, seat, action, self.epoch)
         except Fenced as err:
             log.warning("room %s: append refused, a newer owner exists (%s)", self.code, err)
             raise RoomError("moved", "this room moved to another server: reconnecting") from err

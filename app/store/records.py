@@ -171,6 +171,14 @@ class Records(Protocol):
         """Durably append action number `seq` (0, 1, 2, ...); a repeated seq is an
         error, and so (`Fenced`) is an `epoch` older than the room's."""
 
+    def append_now(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> bool:
+        """`append_action` done right here, when the backend can without waiting
+        for anything (SQLite in a quiet moment): True once it is durable.
+        False: nothing was done, and `append_action` is to be awaited as
+        usual.  A write tried here that fails raises as `append_action` would."""
+
     async def save_score_hand(
         self, game_id: int, hand: int, row: dict[str, Any], epoch: int = 0
     ) -> None:
@@ -276,6 +284,12 @@ class MemoryRecords:
             public_id=public_id or new_game_ref(),
         )
         return game_id
+
+    def append_now(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> bool:
+        # always through append_action, which a test's records may override
+        return False
 
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0

@@ -102,6 +102,12 @@ class TimedRecords:
             self.inner.start_game(room_code, game, options, seed, seats, epoch, public_id)
         )
 
+    def append_now(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> bool:
+        # never waits (that is its promise): there is nothing to give up on
+        return self.inner.append_now(game_id, seq, seat, action, epoch)
+
     def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> Coroutine[Any, Any, None]:

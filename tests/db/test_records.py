@@ -600,6 +600,43 @@ async def test_a_lone_append_in_a_quiet_moment_commits_without_a_turn_of_the_loo
     assert sorted(logged) == [0, 1]
 
 
+async def test_append_now_stores_a_quiet_move_or_leaves_it_all_to_append_action(
+    records: DbRecords,
+) -> None:
+    """`append_now` (what a room tries first): on SQLite, a move after a pause
+    is stored at once, with no await; one that follows at once, a move whose
+    seq is taken, and any move on PostgreSQL are not touched (False), and
+    `append_action` then does as it always did, refusal included."""
+    await records.save_room(room())
+    gid = await records.start_game("ABC234", "posso", {}, 1, ["p0", "p1"])
+    if records.engine.dialect.name != "sqlite":
+        assert records.append_now(gid, 0, 0, {"type": "draw"}) is False
+        assert await _logged(records, gid) == []
+        return
+    await records.append_action(gid, 0, 0, {"type": "draw"})
+    assert records._opening is not None
+    await records._opening  # the loop's own connection, opened off the loop
+    await asyncio.sleep(2 * db_records.QUIET_GAP)
+    assert records.append_now(gid, 1, 1, {"type": "draw", "n": 1}) is True
+    # at once after it: not quiet, so nothing is done here
+    assert records.append_now(gid, 2, 0, {"type": "draw"}) is False
+    assert await _logged(records, gid) == [0, 1]
+    await records.append_action(gid, 2, 0, {"type": "draw"})
+    await asyncio.sleep(2 * db_records.QUIET_GAP)
+    # a seq already stored: left to append_action, which refuses it by name
+    assert records.append_now(gid, 2, 1, {"type": "draw"}) is False
+    with pytest.raises(ValueError, match="out of order"):
+        await records.append_action(gid, 2, 1, {"type": "draw"})
+    assert await _logged(records, gid) == [0, 1, 2]
+
+
+async def _logged(records: DbRecords, gid: int) -> list[int]:
+    async with records.sessions() as s:
+        return sorted(
+            (await s.scalars(select(ActionRow.seq).where(ActionRow.game_id == gid))).all()
+        )
+
+
 async def test_appends_asked_for_together_still_share_a_commit(
     records: DbRecords, monkeypatch: pytest.MonkeyPatch
 ) -> None:

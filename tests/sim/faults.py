@@ -259,6 +259,12 @@ class FaultyRecords:
             raise await self._lost(lose)
         return game_id
 
+    def append_now(
+        self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
+    ) -> bool:
+        """Never at once: every move goes through the faults of `append_action`."""
+        return False
+
     async def append_action(
         self, game_id: int, seq: int, seat: int | None, action: dict[str, Any], epoch: int = 0
     ) -> None:
