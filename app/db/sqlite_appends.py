@@ -97,6 +97,7 @@ class FastAppends:
         self._values = itemgetter(*given) if len(given) > 1 else lambda p: (p[given[0]],)
         self._encoded = [(i, encode[n]) for i, n in enumerate(given) if n in encode]
         self._conn: Connection | None = None
+        self._kept_cursor: Any = None
         #: each game's last seq this process committed (see the module's docstring)
         self._last: dict[int, int] = {} if last_seq is None else last_seq
 
@@ -115,42 +116,39 @@ class FastAppends:
         previous action, in the database or earlier in the batch.  `stamp` is
         the stamp column's value for all of them."""
         dbapi = self._engine.dialect.loaded_dbapi
-        cur = self._connection().cursor()
-        try:
-            if then is None and len(firsts) + len(nexts) == 1 and self._known(firsts, nexts):
-                try:  # one statement, its own transaction
-                    cur.execute(self._sql, self._rows((*firsts, *nexts), stamp)[0])
-                except dbapi.IntegrityError:
-                    return False
-                except dbapi.OperationalError as err:
-                    if self._inline:  # locked by another connection: not on the loop
-                        raise Busy(str(err)) from err
-                    raise
-                self._committed(firsts, nexts)
-                return True
-            try:
-                cur.execute("BEGIN IMMEDIATE")
+        cur = self._cursor()
+        if then is None and len(firsts) + len(nexts) == 1 and self._known(firsts, nexts):
+            try:  # one statement, its own transaction
+                cur.execute(self._sql, self._rows((*firsts, *nexts), stamp)[0])
+            except dbapi.IntegrityError:
+                return False
             except dbapi.OperationalError as err:
                 if self._inline:  # locked by another connection: not on the loop
                     raise Busy(str(err)) from err
                 raise
-            try:
-                if self._in_order(cur, firsts, nexts):
-                    cur.executemany(self._sql, self._rows((*firsts, *nexts), stamp))
-                    if then is not None:
-                        then(self.connection)
-                    cur.execute("COMMIT")
-                    self._committed(firsts, nexts)
-                    return True
-            except dbapi.IntegrityError:
-                pass
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+            self._committed(firsts, nexts)
+            return True
+        try:
+            cur.execute("BEGIN IMMEDIATE")
+        except dbapi.OperationalError as err:
+            if self._inline:  # locked by another connection: not on the loop
+                raise Busy(str(err)) from err
+            raise
+        try:
+            if self._in_order(cur, firsts, nexts):
+                cur.executemany(self._sql, self._rows((*firsts, *nexts), stamp))
+                if then is not None:
+                    then(self.connection)
+                cur.execute("COMMIT")
+                self._committed(firsts, nexts)
+                return True
+        except dbapi.IntegrityError:
+            pass
+        except BaseException:
             cur.execute("ROLLBACK")
-            return False
-        finally:
-            cur.close()
+            raise
+        cur.execute("ROLLBACK")
+        return False
 
     def _known(self, firsts: Sequence[dict[str, Any]], nexts: Sequence[dict[str, Any]]) -> bool:
         """Whether the last seqs this process committed put the batch's one
@@ -237,8 +235,17 @@ class FastAppends:
 
     def close(self) -> None:
         if self._conn is not None:
+            self._kept_cursor = None
             self._conn.close()
             self._conn = None
+
+    def _cursor(self) -> Any:
+        """The driver cursor `run` uses, kept for the connection's life: one
+        cursor serves any number of statements, one after another."""
+        cur = self._kept_cursor
+        if cur is None:
+            cur = self._kept_cursor = self._connection().cursor()
+        return cur
 
     def _rows(self, params: Sequence[dict[str, Any]], stamp: Any) -> list[list[Any]]:
         values, encoded, at = self._values, self._encoded, self._stamp_at

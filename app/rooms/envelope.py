@@ -38,7 +38,9 @@ def parse_message(data: str | bytes) -> tuple[MessageId, str, dict[str, Any]]:
     if not isinstance(msg, dict):
         raise EnvelopeError("bad_message", "a message must be a JSON object")
     msg_id = msg.get("id")
-    if msg_id is not None and (
+    if type(msg_id) is int and -(2**53) <= msg_id <= 2**53:
+        pass  # the usual id: a counter
+    elif msg_id is not None and (
         isinstance(msg_id, bool)
         or not isinstance(msg_id, (int, str))
         or (isinstance(msg_id, str) and len(msg_id) > ID_MAX)

@@ -102,12 +102,15 @@ class TurnNudges:
         if len(turns) != len(to_act) or not to_act.issuperset(turns):
             for seat in [s for s in turns if s not in to_act]:
                 del turns[seat]
+        here, seats = self.delivery.conns, self.table.game_seats
         for seat in to_act:
             turn = turns.get(seat)
             if turn is None:
                 self._turn_count += 1
                 turn = turns[seat] = (self._turn_count, False)
             elif turn[1]:
+                continue
+            if seats[seat] in here:  # the usual case: its person is here
                 continue
             if self._away_in_turn(seat):
                 turns[seat] = (turn[0], True)

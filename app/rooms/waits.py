@@ -31,6 +31,9 @@ from app.rooms.settings import RoomSettings
 from app.rooms.table import Table
 from app.rooms.timers import Backoff, Timer, Timers
 
+#: the slots of the bots' waits, by seat, named once rather than on every action
+_BOT_SLOTS = tuple(f"bot:{seat}" for seat in range(8))
+
 log = logging.getLogger(__name__)
 
 
@@ -127,7 +130,7 @@ class Waits:
                 seat=seat,
             )
         for seat in to_act:
-            slot = f"bot:{seat}"
+            slot = _BOT_SLOTS[seat] if seat < len(_BOT_SLOTS) else f"bot:{seat}"
             if timers.get(slot) is None and self.bots.bot_drives(seat):
                 delay = self.bots.pace(self.room.settings.bot_delay)
                 delay *= self._jitter.uniform(0.5, 1.5)
