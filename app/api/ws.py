@@ -300,11 +300,19 @@ async def _read(
             if error is not None:
                 conn.push(_error(*error, msg_id, room.v))
                 continue
-            idle.clear()
+            # held across the room's own hold, so that this task sends the
+            # reply and the view itself once the room is done (Connection.send_held)
+            conn.hold()
             try:
-                await room.handle(conn, msg_id, kind, payload)
-            finally:
-                idle.set()
+                idle.clear()
+                try:
+                    await room.handle(conn, msg_id, kind, payload)
+                finally:
+                    idle.set()
+            except BaseException:
+                conn.release()
+                raise
+            await conn.send_held()
     except (WebSocketDisconnect, RuntimeError):
         # Starlette raises RuntimeError from receive once a send on this socket failed
         return

@@ -150,3 +150,88 @@ async def test_frames_pushed_while_a_send_waits_follow_it_in_order() -> None:
     await settle()
     assert sent == ['{"v": 1}', '[{"v": 2},{"v": 3}]']
     await conn.stop()
+
+
+class GatedSocket:
+    """A peer whose sends each wait for the test to let them through."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    async def send_text(self, text: str) -> None:
+        await self.gate.wait()
+        self.sent.append(text)
+
+    async def close(self, code: int, reason: str) -> None:
+        return None
+
+
+async def test_a_held_reply_is_sent_by_the_task_that_held_it() -> None:
+    """`send_held` sends the reply from the calling task: it is on the wire
+    when the await returns, with no turn of the loop for the writer."""
+    sock = GatedSocket()
+    conn = Connection(sock.send_text, sock.close, batch=True)
+    await settle()  # the writer waits for work
+    conn.hold()
+    conn.hold()  # the room's own hold, inside the reader's
+    conn.push_all(["a", "b"])
+    conn.release()
+    assert sock.sent == []  # the reader's hold still keeps them
+    await conn.send_held()
+    assert sock.sent == ["[a,b]"]
+    conn.push("c")  # no hold: the writer sends it
+    await settle()
+    assert sock.sent == ["[a,b]", "c"]
+    await conn.stop()
+
+
+async def test_what_comes_while_a_held_reply_is_sent_follows_it_in_order() -> None:
+    sock = GatedSocket()
+    conn = Connection(sock.send_text, sock.close)
+    await settle()
+    sock.gate.clear()
+    conn.hold()
+    conn.push("reply")
+    sending = asyncio.create_task(conn.send_held())
+    await settle()
+    conn.push("next")  # another change, while the reply waits on the socket
+    await settle()
+    assert sock.sent == []
+    sock.gate.set()
+    await sending
+    await settle()
+    assert sock.sent == ["reply", "next"]
+    await conn.stop()
+
+
+async def test_a_held_reply_whose_send_fails_drops_the_connection() -> None:
+    broken = BrokenSocket()
+    gone: list[bool] = []
+    conn = Connection(broken.send_text, broken.close, on_dead=lambda: gone.append(True))
+    await settle()
+    conn.hold()
+    conn.push("reply")
+    await conn.send_held()
+    assert conn.dead and gone == [True]
+    conn.push("later")  # dropped, not queued
+    await conn.stop()
+
+
+async def test_a_held_reply_waits_for_a_writer_still_busy_with_earlier_frames() -> None:
+    """With the writer mid-send, the reply is left to it: one sender per socket."""
+    sock = GatedSocket()
+    conn = Connection(sock.send_text, sock.close)
+    await settle()
+    sock.gate.clear()
+    conn.push("earlier")
+    await settle()  # the writer is now waiting on the socket
+    conn.hold()
+    conn.push("reply")
+    await conn.send_held()  # does not send: the writer owns the socket now
+    assert sock.sent == []
+    sock.gate.set()
+    await settle()
+    assert sock.sent == ["earlier", "reply"]
+    await conn.stop()
