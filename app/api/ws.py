@@ -300,19 +300,11 @@ async def _read(
             if error is not None:
                 conn.push(_error(*error, msg_id, room.v))
                 continue
-            # held across the room's own hold, so that this task sends the
-            # reply and the view itself once the room is done (Connection.send_held)
-            conn.hold()
+            idle.clear()
             try:
-                idle.clear()
-                try:
-                    await room.handle(conn, msg_id, kind, payload)
-                finally:
-                    idle.set()
-            except BaseException:
-                conn.release()
-                raise
-            await conn.send_held()
+                await room.handle(conn, msg_id, kind, payload)
+            finally:
+                idle.set()
     except (WebSocketDisconnect, RuntimeError):
         # Starlette raises RuntimeError from receive once a send on this socket failed
         return

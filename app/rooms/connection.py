@@ -11,10 +11,7 @@ While the room works on a socket's own message it holds that socket
 (`hold`/`release`): the change's events and view and the message's ack then
 leave together - as one frame on a batching socket (docs/protocol.md).  A
 batching socket's writer always sends everything queued as one frame, so a
-change's events and view, pushed together, cost one send.  The task that read
-the message holds the socket too, and once the room is done sends what was
-held itself when the writer is idle (`send_held`): the mover's socket then
-costs no wake-up of its writer, and only that socket waits on the send.
+change's events and view, pushed together, cost one send.
 """
 
 from __future__ import annotations
@@ -55,8 +52,7 @@ class Connection:
         self._on_dead = on_dead
         self._queue: deque[str] = deque()
         self._close_with: tuple[int, str] | None = None
-        #: holds not yet released (`hold`): the writer waits while any is
-        self._holds = 0
+        self._held = False
         #: what the writer waits on when it has nothing to send (a bare future:
         #: an `asyncio.Event` costs a coroutine and a list of waiters per wait)
         self._wake: asyncio.Future[None] | None = None
@@ -83,7 +79,7 @@ class Connection:
             return
         self._queue.extend(frames)
         wake = self._wake  # `_kick`, inline: once per socket per change
-        if not self._holds and wake is not None and not wake.done():
+        if not self._held and wake is not None and not wake.done():
             wake.set_result(None)
 
     def close(self, code: int, reason: str) -> None:
@@ -95,40 +91,14 @@ class Connection:
         self._kick()
 
     def hold(self) -> None:
-        """Keep what is pushed from now on until `release` (one message's
-        replies); holds nest, and the last release lets the writer go on."""
-        self._holds += 1
+        """Keep what is pushed from now on until `release` (one message's replies)."""
+        self._held = True
 
     def release(self) -> None:
-        """Let the writer send what was held back (at the last release)."""
-        self._holds = max(0, self._holds - 1)
-        if not self._holds and (self._queue or self.closing):
+        """Let the writer send what was held back."""
+        self._held = False
+        if self._queue or self.closing:
             self._kick()
-
-    async def send_held(self) -> None:
-        """Release the caller's hold, having sent what it kept back from the
-        calling task itself when the writer is idle: the task that read a
-        socket's message sends that socket its reply and view, rather than
-        waking the socket's writer to do it (a wake-up costs several times
-        the send).  Only its own socket waits on the send; whatever is pushed
-        meanwhile stays held until it is done, so frames keep their order.
-        A send that fails drops the connection, as the writer's would."""
-        try:
-            idle = self._wake is not None and not self._wake.done()
-            if self._holds == 1 and idle and self._queue and not (self.dead or self.closing):
-                queue = self._queue
-                try:
-                    while queue:
-                        if self.batch:
-                            text = _one_frame(queue)
-                            queue.clear()
-                        else:
-                            text = queue.popleft()
-                        await self._send_text(text)
-                except Exception:  # the socket failed: its reader sees it too
-                    self._die()
-        finally:
-            self.release()
 
     def _kick(self) -> None:
         """Wake the writer if it waits (if it is sending, it looks at the
@@ -150,7 +120,7 @@ class Connection:
         loop = asyncio.get_running_loop()
         try:
             while True:
-                while queue and not self._holds:
+                while queue and not self._held:
                     if self.batch:
                         text = _one_frame(queue)
                         queue.clear()
