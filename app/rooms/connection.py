@@ -78,9 +78,8 @@ class Connection:
             self._die()
             return
         self._queue.extend(frames)
-        wake = self._wake  # `_kick`, inline: once per socket per change
-        if not self._held and wake is not None and not wake.done():
-            wake.set_result(None)
+        if not self._held:
+            self._kick()
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with `code`; later pushes are dropped."""
@@ -122,9 +121,9 @@ class Connection:
             while True:
                 while queue and not self._held:
                     if self.batch:
-                        text = _one_frame(queue)
+                        texts = list(queue)
                         queue.clear()
-                        await self._send_text(text)
+                        await self._send_text(_one_frame(texts))
                     else:
                         await self._send_text(queue.popleft())
                 if self._close_with is not None and not queue:
