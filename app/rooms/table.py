@@ -209,7 +209,11 @@ class Table:
                 log.exception("room %s: could not log action %d", self.code, self.seq)
                 raise RoomError("storage_error", "the move could not be saved; try again") from err
         self.seq += 1
-        if self.sheet_unsaved or any(ev.get("type") == "hand_ended" for ev in events):
+        derived = self.sheet_unsaved
+        for ev in events:  # (a loop, not any(): no generator on every move)
+            if ev.get("type") == "hand_ended":
+                derived = True
+        if derived:
             await self._commit_derived(state, events)
         self._commit(state, events)
         return events

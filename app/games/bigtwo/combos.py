@@ -50,9 +50,15 @@ class Combo:
         return self.size == other.size and self.key > other.key
 
 
+#: each card played alone (a Combo is immutable: plays share them)
+SINGLE: dict[str, Combo] = {code: Combo("single", 1, (power,)) for code, power in POWER.items()}
+
+
 def classify(codes: Sequence[str]) -> Combo | None:
     """The combination these (distinct, valid) cards make, or None."""
     n = len(codes)
+    if n == 1 and codes[0] in SINGLE:  # most plays: one Combo per card, made once
+        return SINGLE[codes[0]]
     powers = [POWER[c] for c in codes]
     top = max(powers) if powers else 0
     faces = [p >> 2 for p in powers]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations, groupby, product
 from operator import itemgetter
 
-from app.games.bigtwo.combos import FIVE_CATEGORIES, Combo, classify
+from app.games.bigtwo.combos import FIVE_CATEGORIES, SINGLE, Combo, classify
 from app.games.bigtwo.order import NATURAL, POWER, STRAIGHT_MASKS, STRAIGHT_WINDOWS, natural_mask
 
 Play = tuple[Combo, tuple[str, ...]]
@@ -23,7 +23,7 @@ def _sorted(codes: Sequence[str]) -> tuple[str, ...]:
 
 #: every single, pair and triple, made once and keyed by its cards in power
 #: order: a Combo is immutable, so plays can share them (52 + 78 + 52 of them)
-_SINGLES: dict[str, Play] = {code: (Combo("single", 1, (POWER[code],)), (code,)) for code in POWER}
+_SINGLES: dict[str, Play] = {code: (SINGLE[code], (code,)) for code in POWER}
 
 
 def _pairs_and_triples() -> dict[tuple[str, ...], Combo]:
