@@ -80,10 +80,10 @@ def read_action(action: object, shapes: Shapes, game_title: str) -> str:
     keys = action.keys()
     if len(keys) == len(required) + 1 and required <= keys:
         return kind  # exactly "type" and the required fields: the usual action
-    missing = required - action.keys()
+    missing = required - keys
     if missing:
         raise IllegalAction("bad_action", f"{kind} needs field(s) {', '.join(sorted(missing))}")
-    extra = action.keys() - required - optional - {"type"}
+    extra = keys - required - optional - {"type"}
     if extra:
         raise IllegalAction("bad_action", f"{kind} takes no field(s) {', '.join(sorted(extra))}")
     return kind

@@ -213,6 +213,7 @@ class Table:
         for ev in events:  # (a loop, not any(): no generator on every move)
             if ev.get("type") == "hand_ended":
                 derived = True
+                break
         if derived:
             await self._commit_derived(state, events)
         self._commit(state, events)

@@ -35,6 +35,8 @@ def test_a_sound_action_passes_and_names_its_type() -> None:
         (["pass"], "bad_action", "JSON object"),
         ({"type": "play"}, "bad_action", "cards"),
         ({"type": "pass", "cards": ["AS"]}, "bad_action", "cards"),
+        # as many fields as a play takes, but not the one it needs
+        ({"type": "play", "card": ["AS"]}, "bad_action", "cards"),
         ({"type": "fly"}, "unknown_action", "Test knows pass, play"),
         ({}, "unknown_action", "Test knows pass, play"),
         ({"type": 3}, "unknown_action", "Test knows pass, play"),

@@ -15,6 +15,9 @@ def test_actions_and_commands_are_read_with_their_id() -> None:
         {"type": "chat", "text": "hi"},
     )
     assert parse_message('{"cmd": {"type": "resync"}}')[0] is None
+    # the largest integers JavaScript counts exactly are ids too
+    assert parse_message('{"id": 9007199254740992, "cmd": {"type": "x"}}')[0] == 2**53
+    assert parse_message('{"id": -9007199254740992, "cmd": {"type": "x"}}')[0] == -(2**53)
 
 
 @pytest.mark.parametrize(
@@ -24,6 +27,8 @@ def test_actions_and_commands_are_read_with_their_id() -> None:
         ('"hello"', "bad_message", None),
         ('{"id": true, "cmd": {"type": "x"}}', "bad_message", None),
         ('{"id": 1.5, "cmd": {"type": "x"}}', "bad_message", None),
+        ('{"id": 9007199254740993, "cmd": {"type": "x"}}', "bad_message", None),
+        ('{"id": -9007199254740993, "cmd": {"type": "x"}}', "bad_message", None),
         ('{"id": "' + "x" * 65 + '", "cmd": {"type": "x"}}', "bad_message", None),
         ('{"id": 1, "seat": 2, "action": {"type": "pass"}}', "bad_message", 1),
         ('{"id": 1, "action": [1]}', "bad_message", 1),

@@ -37,14 +37,20 @@ DECK: tuple[str, ...] = tuple(cards.standard_deck())
 THREE_OF_CLUBS = "3C"
 
 
+#: each card's face (its power >> 2) and suit index (its power & 3), as tables
+#: for the play generator's inner loops
+FACE: dict[str, int] = {code: power >> 2 for code, power in POWER.items()}
+SUIT: dict[str, int] = {code: power & 3 for code, power in POWER.items()}
+
+
 def face(code: str) -> int:
     """0 for a 3 .. 12 for a 2."""
-    return POWER[code] >> 2
+    return FACE[code]
 
 
 def suit_rank(code: str) -> int:
     """0 for clubs .. 3 for diamonds."""
-    return POWER[code] & 3
+    return SUIT[code]
 
 
 def by_power(codes: Iterable[str]) -> list[str]:

@@ -12,7 +12,15 @@ from itertools import combinations, groupby, product
 from operator import itemgetter
 
 from app.games.bigtwo.combos import FIVE_CATEGORIES, SINGLE, Combo, classify
-from app.games.bigtwo.order import NATURAL, POWER, STRAIGHT_MASKS, STRAIGHT_WINDOWS, natural_mask
+from app.games.bigtwo.order import (
+    FACE,
+    NATURAL,
+    POWER,
+    STRAIGHT_MASKS,
+    STRAIGHT_WINDOWS,
+    SUIT,
+    natural_mask,
+)
 
 Play = tuple[Combo, tuple[str, ...]]
 
@@ -45,9 +53,6 @@ _SETS = _pairs_and_triples()
 _FIVES: dict[tuple[int, ...], Combo] = {}
 
 
-#: each card's suit index (its power & 3) and face (its power >> 2)
-SUIT: dict[str, int] = {code: power & 3 for code, power in POWER.items()}
-FACE: dict[str, int] = {code: power >> 2 for code, power in POWER.items()}
 #: the face of each natural rank (A=0 .. K=12)
 _FACE_OF_NATURAL: dict[int, int] = {NATURAL[code]: FACE[code] for code in POWER}
 
