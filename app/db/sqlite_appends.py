@@ -44,12 +44,13 @@ thread's instance, copies the log back into the database off the loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta, timezone
-from operator import itemgetter
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table
 from sqlalchemy.sql import Insert
+
+from app.db.driver_rows import RowEncoder, column_encoders, faster
 
 #: how long emptying the log waits for readers (`FastAppends.restart`)
 RESTART_WAIT_MS = 100
@@ -84,18 +85,12 @@ class FastAppends:
         self._sql = compiled.string
         names = list(compiled.positiontup or ())
         self._table = table.name
-        encode: dict[str, Callable[[Any], Any]] = {}
-        for col in table.columns:
-            process = col.type.dialect_impl(dialect).bind_processor(dialect)
-            if process is not None:
-                encode[col.name] = process
-        # a row is the parameters in statement order (one C call), then the few
-        # columns that need encoding encoded in place
+        encode = column_encoders(table, dialect)
         self._stamp_at = names.index(stamp)
-        self._stamp_encode = _faster(encode.get(stamp, _same))
-        given = [n for n in names if n != stamp]
-        self._values = itemgetter(*given) if len(given) > 1 else lambda p: (p[given[0]],)
-        self._encoded = [(i, encode[n]) for i, n in enumerate(given) if n in encode]
+        self._stamp_encode = encode.get(stamp, faster(None))
+        # a row is the parameters in statement order, then the stamp
+        row = RowEncoder([n for n in names if n != stamp], encode)
+        self._values, self._encoded = row.values, row.encoded
         self._conn: Connection | None = None
         self._kept_cursor: Any = None
         #: each game's last seq this process committed (see the module's docstring)
@@ -288,30 +283,3 @@ class FastAppends:
                 raw.execute("PRAGMA wal_autocheckpoint=0").close()
             self._conn = conn
         return self._conn.connection.dbapi_connection
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-#: a time to compare two stamp encoders on: a date and time with every field
-#: distinct, some under ten (zero-padded), and a time zone (which is dropped)
-_PROBE = datetime(2031, 2, 3, 4, 5, 6, 78, tzinfo=timezone(timedelta(hours=5)))
-
-
-def _faster(encode: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """The stamp column's encoder, with `datetime.isoformat` for a datetime
-    when that writes the same text: SQLAlchemy's SQLite DATETIME fills a
-    `%`-format from a dict of the fields, about 13,000 instructions a batch,
-    against about 1,000.  Checked here on `_PROBE` and on the time now, so a
-    dialect that stores times differently keeps its own encoder."""
-
-    def iso(value: Any) -> Any:
-        if type(value) is datetime:
-            return value.replace(tzinfo=None).isoformat(" ", "microseconds")
-        return encode(value)
-
-    now = datetime.now(UTC)
-    if all(encode(t) == iso(t) for t in (_PROBE, now, now.replace(microsecond=0))):
-        return iso
-    return encode

@@ -30,7 +30,6 @@ from typing import Any, cast
 
 from sqlalchemy import (
     Connection,
-    Insert,
     Table,
     and_,
     bindparam,
@@ -45,6 +44,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 
+from app.db.driver_rows import DriverInsert
 from app.db.models import (
     GameRow,
     GameSeat,
@@ -101,7 +101,8 @@ _SEATS_OF_GAME = (
 _DELETE_RESULTS = (
     delete(_results).where(_results.c.game_id == bindparam("game_id")).returning(_results.c.person)
 )
-_INSERT_RESULTS = insert(_results)
+#: on SQLite's writer, their rows go to the driver itself (app/db/driver_rows.py)
+_INSERT_RESULTS = DriverInsert(insert(_results), _results)
 _ADOPT = (
     update(_results)
     .where(_results.c.person == bindparam("guest_person"))
@@ -141,8 +142,7 @@ def record_game(conn: Connection, game_id: int, *, sums: bool = True) -> None:
     seats = conn.execute(_SEATS_OF_GAME, {"game_id": game_id}).all()
     before = {p for (p,) in conn.execute(_DELETE_RESULTS, {"game_id": game_id}) if p}
     rows = _seat_rows(game_id, seats)
-    if rows:
-        conn.execute(_INSERT_RESULTS, rows)
+    _INSERT_RESULTS.executemany(conn, rows)
     if not sums:
         return
     if before:  # written again: count the people concerned from scratch
@@ -219,10 +219,8 @@ def _add(conn: Connection, rows: list[dict[str, Any]]) -> None:
         for b in people
         if a["seat"] != b["seat"] and a["person"] != b["person"]
     ]
-    if totals:
-        conn.execute(_upsert(conn, "totals"), totals)
-    if pairs:
-        conn.execute(_upsert(conn, "pairs"), pairs)
+    _upsert(conn, "totals").executemany(conn, totals)
+    _upsert(conn, "pairs").executemany(conn, pairs)
     if rows[0]["game"] == SERIES_GAME:
         series = [
             {
@@ -233,13 +231,13 @@ def _add(conn: Connection, rows: list[dict[str, Any]]) -> None:
             }
             for r in rows
         ]
-        conn.execute(_upsert(conn, "series"), series)
+        _upsert(conn, "series").executemany(conn, series)
 
 
-_UPSERTS: dict[tuple[str, str], Insert] = {}
+_UPSERTS: dict[tuple[str, str], DriverInsert] = {}
 
 
-def _upsert(conn: Connection, which: str) -> Insert:
+def _upsert(conn: Connection, which: str) -> DriverInsert:
     """INSERT ... ON CONFLICT DO UPDATE adding to the sums and keeping the
     smaller best: the same SQL on SQLite and PostgreSQL, built once each."""
     dialect = conn.dialect.name
@@ -264,7 +262,8 @@ def _upsert(conn: Connection, which: str) -> Insert:
                 (or_(table.c[c].is_(None), new[c] < table.c[c]), new[c]),
                 else_=table.c[c],
             )
-        _UPSERTS[key] = stmt.on_conflict_do_update(index_elements=keys, set_=changes)
+        upsert = stmt.on_conflict_do_update(index_elements=keys, set_=changes)
+        _UPSERTS[key] = DriverInsert(upsert, table)
     return _UPSERTS[key]
 
 

@@ -12,7 +12,7 @@ game, and checks after each one that
 Every seat is a socket the test drives, so the room moves only when the test
 says (a step either sends a fuzzed frame from some seat, or has a seat play a
 legal move), and what each seat may know is exact before and after each step.
-`make test` sends SHORT_FRAMES (about 30 s); `make test-slow`, which CI runs
+`make test` sends SHORT_FRAMES (about 15 s); `make test-slow`, which CI runs
 too, at least 10,000 (FRAMES_PER_GAME per game, about 130 s); set
 FUZZ_FRAMES=50000 (and FUZZ_SEED to repeat a run) for a longer one.  The counts and the seed print
 at the end; a failure prints Hypothesis's reproduction blob.
@@ -434,9 +434,9 @@ def _fuzz(
     return counts
 
 
-#: `make test` fuzzes a quarter of what CI's `make test-slow` does (about
-#: 30 s against 130 s here): the long run holds the 10,000 frames CI asks for
-SHORT_FRAMES = 2_600
+#: `make test` fuzzes a tenth of what CI's `make test-slow` does (about
+#: 15 s against 130 s here): the long run holds the 10,000 frames CI asks for
+SHORT_FRAMES = 1_000
 
 
 # the server runs in a thread of this process and draws from `random` for its

@@ -255,6 +255,8 @@ async def test_a_quiet_pass_whose_answer_was_lost_is_settled_not_played_twice(
     assert await wait_for(lambda: room.state.phase != "posso_window", 5.0)
     (game,) = records.games.values()
     first = game.actions.index((0, {"type": "pass_posso"}))  # the one whose answer was lost
+    # The window's close is not yet the next action: wait for that to be logged.
+    assert await wait_for(lambda: len(game.actions) > first + 1, 5.0), "no action after the pass"
     assert game.actions[first + 1] != (0, {"type": "pass_posso"}), "passed twice in one window"
     assert "quiet pass refused" not in caplog.text
     await room.shutdown()

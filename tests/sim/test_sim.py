@@ -1,5 +1,5 @@
 """The room simulator over many seeds (tests/sim/world.py; docs/architecture.md,
-"The simulator").  `make test` runs the first `SIM_SEEDS` (150) seeds, `make
+"The simulator").  `make test` runs the first `SIM_SEEDS` (75) seeds, `make
 test-slow` a fixed 2,000 more, and `make sim SEEDS=n` any number; a failure
 names its seed, and `SIM_SEED=<n> make sim` replays it with its whole trace."""
 
@@ -17,7 +17,7 @@ from tests.sim.mutants import MUTANTS
 from tests.sim.run import run_seed
 from tests.sim.world import Sim
 
-QUICK = int(os.environ.get("SIM_SEEDS", "150"))
+QUICK = int(os.environ.get("SIM_SEEDS", "75"))
 BLOCK = 25
 
 #: seeds that found a bug, kept so it stays found (a seed names a run of the
