@@ -217,6 +217,8 @@ class Room:
         self.away_too_long = self.presence.away_too_long
         self.close_if_idle = self.closing.close_if_idle
         self.shutdown = self.closing.shutdown
+        self.room_public = self.delivery.room_public
+        self.authenticate = self.members.authenticate
 
     @classmethod
     def new(
@@ -265,10 +267,6 @@ class Room:
         return self.table.to_act
 
     @property
-    def game_seats(self) -> list[str]:
-        return self.table.game_seats
-
-    @property
     def game_seat(self) -> dict[str, int]:
         return self.table.game_seat
 
@@ -283,16 +281,6 @@ class Room:
     @property
     def players(self) -> dict[str, PlayerRecord]:
         return self.members.players
-
-    @property
-    def conns(self) -> dict[str, list[Connection]]:
-        return self.delivery.conns
-
-    def room_public(self) -> dict[str, Any]:
-        return self.delivery.room_public()
-
-    def authenticate(self, token: str) -> PlayerRecord | None:
-        return self.members.authenticate(token)
 
     # ------------------------------------------------------------- recovery
 

@@ -177,7 +177,7 @@ async def drive(
                 await asyncio.sleep(0.001)
             continue
         seat = rng.choice(sorted(room.to_act))
-        conn = by_player.get(room.game_seats[seat])
+        conn = by_player.get(room.table.game_seats[seat])
         if conn is None or conn.latest_view is None:
             await asyncio.sleep(0)
             continue

@@ -33,7 +33,7 @@ async def test_a_room_left_by_its_last_connected_member_goes_idle() -> None:
     ann, bob = await seat_people(room, 2)
     await room.disconnect(bob)
     await room.handle(ann, 1, "cmd", {"type": "leave"})
-    assert not room.closed and not room.conns
+    assert not room.closed and not room.delivery.conns
     assert await room.close_if_idle(0)
 
 
