@@ -90,6 +90,11 @@ _SEATS_OF_GAME = (
         _games.c.game,
         _games.c.finished_at,
         _games.c.result,
+        # whether the game has been summed before: if not, nothing to clear
+        select(_results.c.seat)
+        .where(_results.c.game_id == bindparam("game_id"))
+        .limit(1)
+        .scalar_subquery(),
     )
     .select_from(
         _game_seats.join(_players, _players.c.id == _game_seats.c.player_ref)
@@ -135,12 +140,16 @@ def places_of(result: dict[str, Any] | None) -> dict[int, int]:
 
 def record_game(conn: Connection, game_id: int, *, sums: bool = True) -> None:
     """(Re)write a finished game's summaries from its result and score lines.
-    A game with no result yet writes nothing.  A first finish costs five
-    statements (read, clear, insert the seats, add to two sums).  Without
+    A game with no result yet writes nothing.  A first finish costs four
+    statements (read, insert the seats, add to two sums; Big Two's series a
+    fifth): the read says whether the game was summed before, and only then
+    are its seats cleared and their people counted again.  Without
     `sums` only its seats are written (a migration filling many games, which
     counts everyone's sums once at the end)."""
     seats = conn.execute(_SEATS_OF_GAME, {"game_id": game_id}).all()
-    before = {p for (p,) in conn.execute(_DELETE_RESULTS, {"game_id": game_id}) if p}
+    before: set[str] = set()
+    if not seats or seats[0][11] is not None:  # summed before: cleared, and counted again
+        before = {p for (p,) in conn.execute(_DELETE_RESULTS, {"game_id": game_id}) if p}
     rows = _seat_rows(game_id, seats)
     _INSERT_RESULTS.executemany(conn, rows)
     if not sums:
@@ -156,7 +165,7 @@ def record_game(conn: Connection, game_id: int, *, sums: bool = True) -> None:
 def _seat_rows(game_id: int, seats: Sequence[Any]) -> list[dict[str, Any]]:
     if not seats:
         return []
-    room_id, game, finished_at, result = seats[0][7:]
+    room_id, game, finished_at, result = seats[0][7:11]
     if not result or finished_at is None:
         return []
     places = places_of(result)

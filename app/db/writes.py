@@ -41,6 +41,7 @@ from sqlalchemy import Connection, Table, bindparam, delete, insert, select, upd
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql import Select
 
+from app.db.driver_rows import DriverInsert
 from app.db.models import (
     GameRow,
     GameSeat,
@@ -129,7 +130,8 @@ _SIGNED_IN = select(_logins.c.guest_id, _logins.c.account_id).where(
     _logins.c.expires_at > bindparam("now"),
 )
 _INSERT_GAME = insert(_games).returning(_games.c.id)
-_INSERT_SEATS = insert(_game_seats)
+#: on SQLite's writer, its rows go to the driver itself (app/db/driver_rows.py)
+_INSERT_SEATS = DriverInsert(insert(_game_seats), _game_seats)
 _FINISH_GAME = (
     update(_games)
     .where(_games.c.id == bindparam("game_id"))
@@ -298,8 +300,8 @@ def start_game(
             },
         ).scalar_one()
     )
-    conn.execute(
-        _INSERT_SEATS,
+    _INSERT_SEATS.executemany(
+        conn,
         [
             {"game_id": game_id, "seat": seat, "player_ref": by_pid[pid][0], "name": by_pid[pid][1]}
             for seat, pid in enumerate(seats)
