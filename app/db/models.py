@@ -209,6 +209,8 @@ class ActionRow(Base):
     and sequence" rule; appends check that seq - 1 exists, so the log has no gaps."""
 
     __tablename__ = "actions"
+    #: clustered on its key on SQLite: one B-tree per append (migration 0014)
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
     game_id: Mapped[int] = mapped_column(
         ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
