@@ -1,20 +1,20 @@
 """Rows for SQLite's own driver, encoded as SQLAlchemy would encode them.
 
-Some writes repeat with the same statement and many rows: the log's appends
-(app/db/sqlite_appends.py) and the summaries a finished game adds to
-(app/db/summaries.py).  Through SQLAlchemy, each row of an executemany is
-turned into parameters by its compiled-statement machinery, which cost a
-finished game's summaries about as much as everything else its writes did
-(bench/guard.py: about 50,000 instructions per action of a Big Two game,
-against 640,000 for the whole action).  Here a statement is compiled once per
-dialect and set of keys, and each row is its values in statement order
-(one C call) with only the columns that need it encoded, by the columns' own
-bind processors (`TypeEngine.bind_processor`), so a row written here is the
-row SQLAlchemy would have written.
+Some writes repeat with the same statement, often with many rows: the log's
+appends (app/db/sqlite_appends.py), and a game's start and finish with the
+summaries it adds to (app/db/writes.py, app/db/summaries.py).  Through
+SQLAlchemy, each statement's parameters, row by row, go through its
+compiled-statement machinery, which cost a finished game's summaries about
+as much as everything else its writes did (bench/guard.py: about 12,000
+instructions per action of a Big Two game, of 670,000).  Here a statement is
+compiled once per dialect and set of keys, and each row is its values in
+statement order (one C call) with only the values that need it encoded, by
+their binds' own types (`TypeEngine.bind_processor`), so a row written here
+is the row SQLAlchemy would have written.
 
 Only the plain sqlite3 driver (`pysqlite`, the SQLite writer's) takes this
 path; anything else - PostgreSQL, aiosqlite - runs the same statement
-through SQLAlchemy (`DriverInsert.executemany`).
+through SQLAlchemy (`DriverStatement`).
 """
 
 from __future__ import annotations
@@ -26,18 +26,24 @@ from typing import Any
 
 from sqlalchemy import Connection, DateTime, Table
 from sqlalchemy.engine import Dialect
-from sqlalchemy.sql import Insert
+from sqlalchemy.sql import Insert, Update
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.types import TypeEngine
 
 
 def column_encoders(table: Table, dialect: Dialect) -> dict[str, Callable[[Any], Any]]:
-    """Each column's bind processor for `dialect`, for the columns that have one
-    (a time's replaced by `faster` where that writes the same text)."""
-    encode: dict[str, Callable[[Any], Any]] = {}
-    for col in table.columns:
-        process = col.type.dialect_impl(dialect).bind_processor(dialect)
-        if process is not None:
-            encode[col.name] = faster(process) if isinstance(col.type, DateTime) else process
-    return encode
+    """Each column's encoder for `dialect`, for the columns that have one."""
+    found = {col.name: encoder(col.type, dialect) for col in table.columns}
+    return {name: process for name, process in found.items() if process is not None}
+
+
+def encoder(kind: TypeEngine[Any], dialect: Dialect) -> Callable[[Any], Any] | None:
+    """A type's bind processor for `dialect` (None: values go as they are), a
+    time's replaced by `faster` where that writes the same text."""
+    process = kind.dialect_impl(dialect).bind_processor(dialect)
+    if process is not None and isinstance(kind, DateTime):
+        return faster(process)
+    return process
 
 
 class RowEncoder:
@@ -59,43 +65,71 @@ class RowEncoder:
         return row
 
 
-class DriverInsert:
-    """One INSERT (or upsert) of `table`, its rows sent to the sqlite3 driver's
-    executemany: compiled on first use for each dialect and set of keys."""
+#: the drivers whose statements go to the driver itself: the SQLite writer's
+DRIVERS = frozenset({"pysqlite"})
 
-    def __init__(self, stmt: Insert, table: Table) -> None:
+
+class DriverStatement:
+    """One statement, its parameters sent to the sqlite3 driver itself:
+    compiled on first use for each dialect and set of keys, each value
+    encoded by its bind's own type, as SQLAlchemy would encode it."""
+
+    def __init__(self, stmt: Insert | Update) -> None:
         self._stmt = stmt
-        self._table = table
         self._compiled: dict[tuple[str, tuple[str, ...]], tuple[str, RowEncoder]] = {}
 
     def executemany(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Write `rows` (all with the same keys) on `conn`, in its transaction."""
+        """Run it once per row (all with the same keys), in `conn`'s transaction."""
         if not rows:
             return
-        dialect = conn.dialect
-        if dialect.driver != "pysqlite":
+        if conn.dialect.driver not in DRIVERS:
             conn.execute(self._stmt, list(rows))
             return
-        keys = tuple(rows[0])
-        found = self._compiled.get((dialect.name, keys))
-        if found is None:
-            found = self._compiled[(dialect.name, keys)] = self._compile(dialect, keys)
-        sql, encode = found
-        driver = conn.connection.dbapi_connection
-        assert driver is not None
-        cur = driver.cursor()
+        sql, encode = self._prepared(conn.dialect, tuple(rows[0]))
+        cur = self._cursor(conn)
         try:
             cur.executemany(sql, [encode(r) for r in rows])
         finally:
             cur.close()
 
+    def execute(self, conn: Connection, params: Mapping[str, Any]) -> list[Sequence[Any]]:
+        """Run it once, in `conn`'s transaction: the rows it returns (RETURNING),
+        as the driver gives them - so only columns no type decodes (ids)."""
+        if conn.dialect.driver not in DRIVERS:
+            result = conn.execute(self._stmt, dict(params))
+            return list(result.all()) if result.returns_rows else []
+        sql, encode = self._prepared(conn.dialect, tuple(params))
+        cur = self._cursor(conn)
+        try:
+            cur.execute(sql, encode(params))
+            return list(cur.fetchall())
+        finally:
+            cur.close()
+
+    @staticmethod
+    def _cursor(conn: Connection) -> Any:
+        driver = conn.connection.dbapi_connection
+        assert driver is not None
+        return driver.cursor()
+
+    def _prepared(self, dialect: Dialect, keys: tuple[str, ...]) -> tuple[str, RowEncoder]:
+        found = self._compiled.get((dialect.name, keys))
+        if found is None:
+            found = self._compiled[(dialect.name, keys)] = self._compile(dialect, keys)
+        return found
+
     def _compile(self, dialect: Dialect, keys: tuple[str, ...]) -> tuple[str, RowEncoder]:
         compiled = self._stmt.compile(dialect=dialect, column_keys=list(keys))
+        assert isinstance(compiled, SQLCompiler)
         names = list(compiled.positiontup or ())
         unknown = [n for n in names if n not in keys]
         if unknown:  # a value SQLAlchemy would have made itself (a default)
-            raise ValueError(f"{self._table.name}: no value given for {unknown}")
-        return compiled.string, RowEncoder(names, column_encoders(self._table, dialect))
+            raise ValueError(f"no value given for {unknown}: {compiled.string}")
+        if any(compiled.binds[n].expanding for n in names) or "POSTCOMPILE" in compiled.string:
+            raise ValueError(f"a list to expand: {compiled.string}")
+        found = {n: encoder(compiled.binds[n].type, dialect) for n in names}
+        encode = {n: process for n, process in found.items() if process is not None}
+        return compiled.string, RowEncoder(names, encode)
 
 
 def _same(value: Any) -> Any:

@@ -44,7 +44,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 
-from app.db.driver_rows import DriverInsert
+from app.db.driver_rows import DriverStatement
 from app.db.models import (
     GameRow,
     GameSeat,
@@ -107,7 +107,7 @@ _DELETE_RESULTS = (
     delete(_results).where(_results.c.game_id == bindparam("game_id")).returning(_results.c.person)
 )
 #: on SQLite's writer, their rows go to the driver itself (app/db/driver_rows.py)
-_INSERT_RESULTS = DriverInsert(insert(_results), _results)
+_INSERT_RESULTS = DriverStatement(insert(_results))
 _ADOPT = (
     update(_results)
     .where(_results.c.person == bindparam("guest_person"))
@@ -243,10 +243,10 @@ def _add(conn: Connection, rows: list[dict[str, Any]]) -> None:
         _upsert(conn, "series").executemany(conn, series)
 
 
-_UPSERTS: dict[tuple[str, str], DriverInsert] = {}
+_UPSERTS: dict[tuple[str, str], DriverStatement] = {}
 
 
-def _upsert(conn: Connection, which: str) -> DriverInsert:
+def _upsert(conn: Connection, which: str) -> DriverStatement:
     """INSERT ... ON CONFLICT DO UPDATE adding to the sums and keeping the
     smaller best: the same SQL on SQLite and PostgreSQL, built once each."""
     dialect = conn.dialect.name
@@ -272,7 +272,7 @@ def _upsert(conn: Connection, which: str) -> DriverInsert:
                 else_=table.c[c],
             )
         upsert = stmt.on_conflict_do_update(index_elements=keys, set_=changes)
-        _UPSERTS[key] = DriverInsert(upsert, table)
+        _UPSERTS[key] = DriverStatement(upsert)
     return _UPSERTS[key]
 
 

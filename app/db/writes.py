@@ -41,7 +41,7 @@ from sqlalchemy import Connection, Table, bindparam, delete, insert, select, upd
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql import Select
 
-from app.db.driver_rows import DriverInsert
+from app.db.driver_rows import DriverStatement
 from app.db.models import (
     GameRow,
     GameSeat,
@@ -103,7 +103,7 @@ _ROOM_FIELDS = (
     "removed",
 )
 _INSERT_ROOM = insert(_rooms).returning(_rooms.c.id)
-_UPDATE_ROOM = (
+_UPDATE_ROOM = DriverStatement(
     update(_rooms)
     .where(_rooms.c.id == bindparam("row_id"))
     .values({f: bindparam(f"new_{f}") for f in _ROOM_FIELDS})
@@ -129,10 +129,10 @@ _SIGNED_IN = select(_logins.c.guest_id, _logins.c.account_id).where(
     _logins.c.guest_id.in_(bindparam("guest_ids", expanding=True)),
     _logins.c.expires_at > bindparam("now"),
 )
-_INSERT_GAME = insert(_games).returning(_games.c.id)
-#: on SQLite's writer, its rows go to the driver itself (app/db/driver_rows.py)
-_INSERT_SEATS = DriverInsert(insert(_game_seats), _game_seats)
-_FINISH_GAME = (
+#: on SQLite's writer, these go to the driver itself (app/db/driver_rows.py)
+_INSERT_GAME = DriverStatement(insert(_games).returning(_games.c.id))
+_INSERT_SEATS = DriverStatement(insert(_game_seats))
+_FINISH_GAME = DriverStatement(
     update(_games)
     .where(_games.c.id == bindparam("game_id"))
     .values(result=bindparam("result"), finished_at=bindparam("finished_at"))
@@ -244,8 +244,8 @@ def save_room(conn: Connection, known: KnownRows, room: RoomRecord) -> None:
     if room_id is None:
         room_id = conn.execute(_INSERT_ROOM, {"code": room.code, **values}).scalar_one()
     else:
-        conn.execute(
-            _UPDATE_ROOM, {"row_id": room_id, **{f"new_{k}": v for k, v in values.items()}}
+        _UPDATE_ROOM.execute(
+            conn, {"row_id": room_id, **{f"new_{k}": v for k, v in values.items()}}
         )
     if room.closed:
         _save_players(conn, room_id, room.players)
@@ -287,18 +287,17 @@ def start_game(
             known.occupants.pop(room_id, None)  # rows its last save did not write
         for pid in missing:
             by_pid[pid] = (_placeholder(conn, room_id, pid), None)
-    game_id = int(
-        conn.execute(
-            _INSERT_GAME,
-            {
-                "room_id": room_id,
-                "game": game,
-                "options": dict(options),
-                "seed": str(int(seed)),
-                "seats": list(seats),
-                "public_id": public_id,
-            },
-        ).scalar_one()
+    [(game_id,)] = _INSERT_GAME.execute(
+        conn,
+        {
+            "room_id": room_id,
+            "game": game,
+            "options": dict(options),
+            "seed": str(int(seed)),
+            "seats": list(seats),
+            "public_id": public_id,
+            "started_at": utcnow(),  # the column's default, given: the driver has none
+        },
     )
     _INSERT_SEATS.executemany(
         conn,
@@ -307,14 +306,14 @@ def start_game(
             for seat, pid in enumerate(seats)
         ],
     )
-    return game_id
+    return int(game_id)
 
 
 def finish_game(conn: Connection, game_id: int, result: dict[str, Any]) -> None:
-    done = conn.execute(
-        _FINISH_GAME, {"game_id": game_id, "result": dict(result), "finished_at": utcnow()}
+    done = _FINISH_GAME.execute(
+        conn, {"game_id": game_id, "result": dict(result), "finished_at": utcnow()}
     )
-    if done.first() is None:
+    if not done:
         raise KeyError(f"no game {game_id}")
     record_game(conn, game_id)  # the records' summary, in the same transaction
 
