@@ -76,7 +76,9 @@ class DriverStatement:
 
     def __init__(self, stmt: Insert | Update) -> None:
         self._stmt = stmt
-        self._compiled: dict[tuple[str, tuple[str, ...]], tuple[str, RowEncoder]] = {}
+        #: by dialect object, not name: its bind processors are its own (its
+        #: JSON serializer, say), and a process may hold several engines
+        self._compiled: dict[tuple[Dialect, tuple[str, ...]], tuple[str, RowEncoder]] = {}
 
     def executemany(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
         """Run it once per row (all with the same keys), in `conn`'s transaction."""
@@ -113,9 +115,9 @@ class DriverStatement:
         return driver.cursor()
 
     def _prepared(self, dialect: Dialect, keys: tuple[str, ...]) -> tuple[str, RowEncoder]:
-        found = self._compiled.get((dialect.name, keys))
+        found = self._compiled.get((dialect, keys))
         if found is None:
-            found = self._compiled[(dialect.name, keys)] = self._compile(dialect, keys)
+            found = self._compiled[(dialect, keys)] = self._compile(dialect, keys)
         return found
 
     def _compile(self, dialect: Dialect, keys: tuple[str, ...]) -> tuple[str, RowEncoder]:

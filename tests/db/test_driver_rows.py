@@ -4,8 +4,10 @@ the driver is the row SQLAlchemy writes."""
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +197,23 @@ async def test_another_driver_runs_the_statement_through_sqlalchemy(tmp_path: Pa
     async with engine.connect() as conn:
         assert len((await conn.execute(select(SeatResult.seat))).all()) == 4
     await engine.dispose()
+
+
+def test_each_engine_encodes_with_its_own_serializer() -> None:
+    """Compiled once per dialect object, not per dialect name: two SQLite
+    engines with JSON serializers of their own each write their own text."""
+    compact = create_engine("sqlite://", json_serializer=partial(json.dumps, separators=(",", ":")))
+    spaced = create_engine("sqlite://", json_serializer=partial(json.dumps, indent=1))
+    stored = []
+    for engine in (compact, spaced, compact):
+        Base.metadata.create_all(engine)
+        game = {"room_id": 1, "game": "bigtwo", "options": {"a": [1, 2]}, "seed": "7"}
+        game |= {"seats": ["p0"], "public_id": f"p{len(stored)}", "started_at": datetime.now(UTC)}
+        with engine.begin() as conn:
+            [(game_id,)] = writes._INSERT_GAME.execute(conn, game)
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
+            found = raw.execute("SELECT options FROM games WHERE id = ?", (game_id,))
+            stored.append(found.fetchone()[0])
+    assert stored[0] == stored[2] == '{"a":[1,2]}'
+    assert stored[1] == json.dumps({"a": [1, 2]}, indent=1)
