@@ -23,6 +23,7 @@ from prometheus_client.registry import Collector
 
 from app.core import metrics
 from app.core.config import Settings
+from app.rooms.manager import RoomManager
 
 NO_TOKEN = (
     "METRICS=true needs METRICS_TOKEN: the token a scraper sends as "
@@ -38,7 +39,7 @@ class LiveRooms(Collector):
 
     def collect(self) -> Iterator[Metric]:
         state = self.state
-        manager = state.rooms
+        manager: RoomManager = state.rooms  # typed, so a room's parts are checked
         rooms = GaugeMetricFamily(
             "cardroom_rooms", "Open rooms this process holds, by game and status",
             labels=["game", "status"],
@@ -50,7 +51,7 @@ class LiveRooms(Collector):
         yield GaugeMetricFamily(
             "cardroom_people_connected",
             "People with at least one socket open to a room this process holds",
-            value=sum(len(r.conns) for r in manager.rooms.values()),
+            value=sum(len(r.delivery.conns) for r in manager.rooms.values()),
         )
         yield GaugeMetricFamily(
             "cardroom_leases_held", "Rooms this process owns the lease of (several processes)",
