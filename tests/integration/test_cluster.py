@@ -345,6 +345,7 @@ def test_a_room_opened_on_one_process_is_played_to_its_end_from_three(
             p.stop()
 
 
+@pytest.mark.slow  # a fault: `make test-slow` (README, "Tests")
 def test_kill_9_of_the_owner_mid_game_another_process_takes_over(
     stack: tuple[str, Redis],
 ) -> None:
@@ -374,6 +375,7 @@ def test_kill_9_of_the_owner_mid_game_another_process_takes_over(
             p.stop()
 
 
+@pytest.mark.slow  # a fault: `make test-slow` (README, "Tests")
 def test_an_owner_paused_past_its_lease_writes_nothing_more_and_steps_down(
     stack: tuple[str, Redis],
 ) -> None:
@@ -427,6 +429,7 @@ def test_an_owner_paused_past_its_lease_writes_nothing_more_and_steps_down(
             p.stop()
 
 
+@pytest.mark.slow  # a fault: `make test-slow` (README, "Tests")
 def test_redis_restarted_mid_game_rooms_resync_and_go_on(stack: tuple[str, Redis]) -> None:
     database, redis = stack
     procs = servers(database, redis, 2)

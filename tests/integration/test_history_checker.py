@@ -29,6 +29,7 @@ def checked(run: Run) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # faults: `make test-slow` (README, "Tests")
 @pytest.mark.timeout(240)
 def test_a_short_history_under_one_fault_of_each_kind_holds(stack: tuple[str, Redis]) -> None:
     database, redis = stack
