@@ -227,7 +227,10 @@ def test_posso_hand_results_closed_at_the_table_stay_closed_after_a_refresh(
                 "game": "posso",
                 "name": "Rita",
                 "options": {"start_hand": 9, "cutting": "off"},
-                "settings": PACED,
+                # slow enough that hand 10 is still being played when her
+                # page opens: at PACED's pace a quiet machine's bots could
+                # finish the game first, and the page then showed hand 10's end
+                "settings": {**PACED, "bot_delay": 0.15},
             },
         ).json()
         played = Played(made["code"], made["token"], 0, {})
