@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import DateTime, Engine, create_engine, insert, select
+from sqlalchemy import DateTime, Engine, bindparam, create_engine, insert, select, update
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.db import driver_rows, summaries, writes
 from app.db.driver_rows import DriverStatement, faster
-from app.db.models import Base, PushKey, SeatResult
+from app.db.models import Base, GameRow, PushKey, SeatResult
 from app.store.records import PlayerRecord, RoomRecord
 from tests.seeds import TEST_SEED
 
@@ -217,3 +217,18 @@ def test_each_engine_encodes_with_its_own_serializer() -> None:
             stored.append(found.fetchone()[0])
     assert stored[0] == stored[2] == '{"a":[1,2]}'
     assert stored[1] == json.dumps({"a": [1, 2]}, indent=1)
+
+
+def test_a_list_to_expand_is_refused_not_sent_as_one_value() -> None:
+    """An IN list is rendered by SQLAlchemy at execution; the driver would get
+    one placeholder for the whole list, so the statement is refused first."""
+    engine = create_engine("sqlite://")
+    Base.metadata.create_all(engine)
+    games = GameRow.__table__
+    rename = DriverStatement(
+        update(games)
+        .where(games.c.id.in_(bindparam("ids", expanding=True)))
+        .values(game=bindparam("new_game"))
+    )
+    with engine.begin() as conn, pytest.raises(ValueError, match="expand"):
+        rename.execute(conn, {"ids": [1, 2], "new_game": "posso"})
