@@ -144,19 +144,44 @@ _PROBE = datetime(2031, 2, 3, 4, 5, 6, 78, tzinfo=timezone(timedelta(hours=5)))
 
 
 def faster(encode: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
-    """A time column's encoder, with `datetime.isoformat` for a datetime when
-    that writes the same text: SQLAlchemy's SQLite DATETIME fills a `%`-format
-    from a dict of the fields, about 13,000 instructions a value, against
-    about 1,000.  Checked here on `_PROBE` and on the time now, so a dialect
-    that stores times differently keeps its own encoder."""
+    """A time column's encoder, with `_MinuteText` for a datetime when that
+    writes the same text: SQLAlchemy's SQLite DATETIME fills a `%`-format
+    from a dict of the fields, and `datetime.isoformat` formats each field
+    through C's `sprintf` (about 7,000 instructions a value in bench/guard.py,
+    where each action's stamp is one).  Checked here on `_PROBE` and on the
+    time now, so a dialect that stores times differently keeps its own
+    encoder."""
     own = encode or _same
+    text = _MinuteText()
 
     def iso(value: Any) -> Any:
         if type(value) is datetime:
-            return value.replace(tzinfo=None).isoformat(" ", "microseconds")
+            return text(value)
         return own(value)
 
     now = datetime.now(UTC)
     if all(own(t) == iso(t) for t in (_PROBE, now, now.replace(microsecond=0))):
         return iso
     return own
+
+
+#: "00" to "59", for the seconds
+_SECONDS = [f"{s:02d}" for s in range(60)]
+
+
+class _MinuteText:
+    """A datetime as `isoformat(" ", "microseconds")` writes it, with its
+    zone dropped: the text up to the minute is made once per minute (the
+    stamps of one minute share it), the seconds and the fraction each time."""
+
+    def __init__(self) -> None:
+        self._minute: tuple[int, int, int, int, int] | None = None
+        self._head = ""
+
+    def __call__(self, value: datetime) -> str:
+        minute = (value.minute, value.hour, value.day, value.month, value.year)
+        if minute != self._minute:
+            start = value.replace(second=0, microsecond=0, tzinfo=None)
+            self._head = start.isoformat(" ", "minutes") + ":"
+            self._minute = minute
+        return f"{self._head}{_SECONDS[value.second]}.{str(value.microsecond + 1_000_000)[1:]}"

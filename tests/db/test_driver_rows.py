@@ -43,6 +43,15 @@ def test_the_iso_stamp_writes_what_sqlalchemy_writes_for_any_time() -> None:
         zone = timezone(timedelta(minutes=rng.randrange(-720, 720)))
         for value in (t, t.astimezone(zone), t.replace(tzinfo=None)):
             assert fast(value) == encode(value), f"seed {seed}: {value!r}"
+    # runs of stamps close together, as a server writes them: one minute's
+    # stamps share their text up to the minute, until a minute, an hour, a
+    # day or a year turns (and back again, as the clock of another zone would)
+    for _ in range(200):
+        t = start + timedelta(microseconds=rng.randrange(9000 * 365 * 86400 * 10**6))
+        t = t.replace(second=rng.randrange(50, 60))
+        for _ in range(rng.randrange(1, 40)):
+            t += timedelta(microseconds=rng.randrange(-2 * 10**6, 10 * 10**6))
+            assert fast(t) == encode(t), f"seed {seed}: {t!r}"
     for value in (None, datetime(2031, 2, 3).date()):  # not a datetime: SQLAlchemy's own
         assert fast(value) == encode(value)
 
