@@ -13,7 +13,6 @@ Turn flow, as docs/games/bigtwo.md (Rulings) settles it:
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 from app.games import cards
@@ -150,10 +149,13 @@ class BigTwoGame(Game[BigTwoState]):
         return self._play(state, seat, chosen, combo)
 
     def _checked_cards(self, state: BigTwoState, seat: int, raw: object) -> tuple[str, ...]:
+        held = state.hands[seat]
+        if type(raw) is list and len(raw) == 1 and type(raw[0]) is str and raw[0] in held:
+            return (raw[0],)  # most plays: one card, which the seat holds
         chosen = read_cards(raw, jokers=False)
         if len(set(chosen)) != len(chosen):
             raise IllegalAction("duplicate_card", "a card is named more than once")
-        check_held(state.hands[seat], chosen)
+        check_held(held, chosen)
         return tuple(chosen)
 
     def _checked_combo(self, state: BigTwoState, chosen: tuple[str, ...]) -> Combo:
@@ -210,41 +212,26 @@ class BigTwoGame(Game[BigTwoState]):
         }
         events = [played_event]
         places = state.places
-        # a seat that keeps cards leaves at least two holders (the state was not over)
-        holders: list[int] = []
-        if not hand:
-            places = (*places, seat)
-            events.append(event("went_out", seat=seat, place=len(places)))
-            holders = [s for s in range(SEATS) if hands[s]]
-        played = _trick(chosen, seat, combo)
-        base = {
-            "hands": hands,
-            "played": state.played + chosen,
-            "first_play": False,
-            "last_play": played,
-        }
+        played = Trick(chosen, seat, combo)
+        if hand:  # most plays: the seat keeps cards, so two or more still hold some
+            passed = state.passed if state.options.pass_locks else _NOBODY
+            nxt = _next_holder(hands, seat, passed)
+            if nxt != seat:
+                return _after_play(state, hands, places, nxt, played, passed, played), events
+            # everyone else is locked out by an earlier pass
+            events.append(event("control", seat=seat, reason="all_passed"))
+            return _after_play(state, hands, places, seat, None, _NOBODY, played), events
+        places = (*places, seat)
+        events.append(event("went_out", seat=seat, place=len(places)))
+        holders = [s for s in range(SEATS) if hands[s]]
         if len(holders) == 1:
             places = (*places, holders[0])
-            final = _replace(
-                state, **base, places=places, turn=None, trick=None, passed=frozenset()
-            )
+            final = _after_play(state, hands, places, None, None, _NOBODY, played)
             events.append(event("game_over", result=self.result(final), hands=_shown(final)))
             return final, events
-        trick = played
-        if not hand:
-            nxt = _next_holder(hands, seat, frozenset())
-            events.append(event("control", seat=nxt, reason="went_out"))
-            return _replace(
-                state, **base, places=places, turn=nxt, trick=None, passed=frozenset()
-            ), events
-        passed = state.passed if state.options.pass_locks else frozenset()
-        nxt = _next_holder(hands, seat, passed)
-        if nxt == seat:  # everyone else is locked out by an earlier pass
-            events.append(event("control", seat=seat, reason="all_passed"))
-            return _replace(
-                state, **base, places=places, turn=seat, trick=None, passed=frozenset()
-            ), events
-        return _replace(state, **base, places=places, turn=nxt, trick=trick, passed=passed), events
+        nxt = _next_holder(hands, seat, _NOBODY)
+        events.append(event("control", seat=nxt, reason="went_out"))
+        return _after_play(state, hands, places, nxt, None, _NOBODY, played), events
 
     def _pass(self, state: BigTwoState, seat: int) -> tuple[BigTwoState, list[Event]]:
         trick = state.trick
@@ -252,35 +239,54 @@ class BigTwoGame(Game[BigTwoState]):
             raise IllegalAction("cannot_pass", "you have control: lead any combination")
         passed = state.passed | {seat}
         events: list[Event] = [{"type": "passed", "to": None, "seat": seat}]  # event("passed")
-        skip = passed if state.options.pass_locks else frozenset()
+        skip = passed if state.options.pass_locks else _NOBODY
         nxt = _next_holder(state.hands, seat, skip)
         if nxt == trick.seat:
             events.append(event("control", seat=nxt, reason="all_passed"))
-            return _replace(state, turn=nxt, trick=None, passed=frozenset()), events
-        return _replace(state, turn=nxt, passed=passed), events
+            trick, passed = None, _NOBODY
+        # the state with the turn moved on (named tuple fields, in order)
+        return BigTwoState(
+            state.options,
+            state.seed,
+            state.dealt_first,
+            state.hands,
+            nxt,
+            trick,
+            passed,
+            state.places,
+            state.first_play,
+            state.played,
+            state.last_play,
+        ), events
 
 
-def _replace(state: BigTwoState, **changes: Any) -> BigTwoState:
-    """`dataclasses.replace`, without its cost: that runs `__init__`, which sets
-    each field through `object.__setattr__`, a third of the time `apply` took.
-    Copying the instance's fields is as safe, since every one is immutable."""
-    assert changes.keys() <= _FIELDS, changes.keys() - _FIELDS
-    new = object.__new__(BigTwoState)
-    fields = new.__dict__
-    fields.update(state.__dict__)
-    fields.update(changes)
-    return new
+#: nobody passed (one set for all states: they never change)
+_NOBODY: frozenset[int] = frozenset()
 
 
-_FIELDS = frozenset(f.name for f in dataclasses.fields(BigTwoState))
-
-
-def _trick(cards: tuple[str, ...], seat: int, combo: Combo) -> Trick:
-    """`Trick(cards, seat, combo)`, made the way `_replace` makes a state: a
-    frozen dataclass's `__init__` sets each field through `object.__setattr__`."""
-    new = object.__new__(Trick)
-    new.__dict__.update(cards=cards, seat=seat, combo=combo)
-    return new
+def _after_play(
+    state: BigTwoState,
+    hands: tuple[tuple[str, ...], ...],
+    places: tuple[int, ...],
+    turn: int | None,
+    trick: Trick | None,
+    passed: frozenset[int],
+    played: Trick,
+) -> BigTwoState:
+    """The state after `played` (now the last play): named tuple fields, in order."""
+    return BigTwoState(
+        state.options,
+        state.seed,
+        state.dealt_first,
+        hands,
+        turn,
+        trick,
+        passed,
+        places,
+        False,
+        state.played + played.cards,
+        played,
+    )
 
 
 def _next_holder(hands: tuple[tuple[str, ...], ...], seat: int, skip: frozenset[int]) -> int:

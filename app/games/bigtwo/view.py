@@ -57,19 +57,22 @@ def public_part(game: Rules, state: BigTwoState) -> View:
 def _public(game: Rules, state: BigTwoState) -> View:
     turn = state.turn
     over = turn is None  # state.over
+    trick, last = state.trick, state.last_play
+    shown = _play(trick)
     view: View = {
         "seats": len(state.hands),
         "phase": "over" if over else "play",
-        "to_act": sorted(game.to_act(state)),
+        "to_act": [] if over else [turn],  # sorted(game.to_act(state))
         "turn": turn,
         "dealer": None,
         "dealt_first": state.dealt_first,
-        "counts": [len(h) for h in state.hands],
+        "counts": list(map(len, state.hands)),
         "over": over,
         "result": game.result(state) if over else None,
-        "trick": _play(state.trick),
-        "last_play": _play(state.last_play),
-        "control": not over and state.trick is None,
+        "trick": shown,
+        # right after a play, the trick on the table is the last play
+        "last_play": shown if last is trick else _play(last),
+        "control": not over and trick is None,
         "must_include": THREE_OF_CLUBS if state.first_play else None,
         "passed": sorted(state.passed),
         "places": list(state.places),
@@ -85,9 +88,10 @@ def _public(game: Rules, state: BigTwoState) -> View:
 def _play(play: Trick | None) -> dict[str, Any] | None:
     if play is None:
         return None
+    combo = play.combo
     return {
         "cards": list(play.cards),
         "seat": play.seat,
-        "category": play.combo.category,
-        "size": play.combo.size,
+        "category": combo.category,
+        "size": combo.size,
     }

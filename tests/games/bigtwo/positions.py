@@ -5,7 +5,6 @@ every card nobody holds among the played cards, so conservation still holds."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from app.games.bigtwo import BIGTWO
@@ -40,8 +39,7 @@ def position(
         combo = classify(trick[0].split())
         assert combo is not None
         table = Trick(tuple(trick[0].split()), trick[1], combo)
-    return replace(
-        base,
+    return base._replace(
         hands=tuple(held),
         turn=turn,
         trick=table,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 from hypothesis import given, settings
@@ -54,7 +53,7 @@ def redealt(state: BigTwoState, seat: int | None, rng: random.Random) -> BigTwoS
     for s in hidden:
         n = len(hands[s])
         hands[s], pool = tuple(pool[:n]), pool[n:]
-    return replace(state, hands=tuple(hands))
+    return state._replace(hands=tuple(hands))
 
 
 def check(state: BigTwoState) -> None:
