@@ -65,11 +65,12 @@ from bench.load import (  # noqa: E402
 
 #: the floor the brief sets for bare ÷ room (docs/architecture.md, "Tests and measurements")
 FLOOR = 0.70
-#: what the card room must hold: the floor itself, now that the card room is
-#: 3 points over it (73.2% in README's run, its windows 72.9% to 73.3%; a busy
-#: machine's late turns have added up to ~3% to a window's instructions).
+#: what the card room must hold, 3 points over the floor: the card room is
+#: at 77.5% in README's run (its windows 77.1% to 78.0%), and a busy machine's
+#: late turns have added up to ~3% to a window's instructions, so 73% fails
+#: on a drift of about 6% of an action, not on a slow machine.
 #: tests/bench/test_guard.py fails below it.
-HELD = FLOOR
+HELD = 0.73
 #: the goal of issue 36 (75% of bare)
 GOAL = 0.75
 
