@@ -935,17 +935,26 @@ async def test_a_reader_that_holds_the_log_delays_its_restart_but_no_write(
 
     The restart runs in the writer thread while appends go on inline, so how
     many appends land before it depends on the machine's speed: the check
-    waits for the restart itself (the log's header), not for a size."""
+    waits for the restart itself (the log's header), not for a size.
+
+    The reader starts while the log holds a commit not yet copied back: a
+    reader that starts after everything was copied reads the database file
+    alone, and SQLite may then start the log over under it (it does not hold
+    the log).  So no checkpoint runs until it has started."""
     path = _sqlite_path(records)
-    monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 0.01)
+    monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 3600.0)
     monkeypatch.setattr(db_records, "RESTART_PAGES", 64)
     gid = await _game_with_loop_connection(records)
+    while records._checkpointing is not None:  # one started while the game was set up
+        await asyncio.sleep(0.005)
+    await records.append_action(gid, 1, 0, {"type": "x"})  # in the log, not copied back
     reader = sqlite3.connect(path, isolation_level=None)
     try:
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM actions").fetchone()  # holds its snapshot
+        monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 0.01)
         generation = _log_generation(path)
-        for seq in range(1, 400):
+        for seq in range(2, 400):
             await asyncio.wait_for(
                 records.append_action(gid, seq, 0, {"type": "x", "pad": "y" * 200}), 10
             )
