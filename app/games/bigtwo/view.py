@@ -22,8 +22,6 @@ class Rules(Protocol):
     @property
     def name(self) -> str: ...
 
-    def to_act(self, state: BigTwoState) -> set[int]: ...
-
     def result(self, state: BigTwoState) -> dict[str, Any] | None: ...
 
 
@@ -62,7 +60,7 @@ def _public(game: Rules, state: BigTwoState) -> View:
     view: View = {
         "seats": len(state.hands),
         "phase": "over" if over else "play",
-        "to_act": [] if over else [turn],  # sorted(game.to_act(state))
+        "to_act": [] if over else [turn],  # one seat acts at a time (engine.to_act)
         "turn": turn,
         "dealer": None,
         "dealt_first": state.dealt_first,
