@@ -26,6 +26,8 @@ from typing import Any
 import httpx
 import orjson
 
+from bench import callgrind as callgrind_run
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 ADMIN_URL = os.environ.get(
@@ -125,8 +127,7 @@ class Cluster:
             "--no-access-log", "--backlog", "4096",
         ]  # fmt: skip
         if self.callgrind is not None:
-            out = f"--callgrind-out-file={self.callgrind}.%p"
-            cmd = ["valgrind", "--tool=callgrind", out, *cmd]
+            cmd = callgrind_run.wrap(cmd, self.callgrind)
         proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env)
         _wait_port(port, proc, "a card room process", 600 if self.callgrind else 60)
         return proc

@@ -23,8 +23,10 @@ the same whatever the machine's speed.
 
 Both servers start at once under callgrind (the card room storing every
 action in a freshly migrated SQLite file, as `make run` does, but on a
-memory file system: a disk's flush times would only add waits).  After a
-warm-up game the counters are zeroed; each of `--windows` windows is then one
+memory file system: a disk's flush times would only add waits), counting
+nothing until their rooms are set up (bench/callgrind.py: starting is five
+times faster so).  After a warm-up game the counters are zeroed; each of
+`--windows` windows is then one
 whole game in every room (the bare server: `--bare-actions` actions), the
 counters dumped at its end (a dump also zeroes them) and again after the
 next games' starts, so each window holds the same kind of work.  Each window
@@ -54,6 +56,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import callgrind as callgrind_run  # noqa: E402
 from bench.load import (  # noqa: E402
     PYTHON,
     RoomDriver,
@@ -66,7 +69,7 @@ from bench.load import (  # noqa: E402
 #: the floor the brief sets for bare ÷ room (docs/architecture.md, "Tests and measurements")
 FLOOR = 0.70
 #: what the card room must hold, 3 points over the floor: the card room is
-#: at 77.5% in README's run (its windows 77.1% to 78.0%), and a busy machine's
+#: at 78.0% in README's run (its windows 77.7% to 78.2%), and a busy machine's
 #: late turns have added up to ~3% to a window's instructions, so 73% fails
 #: on a drift of about 6% of an action, not on a slow machine.
 #: tests/bench/test_guard.py fails below it.
@@ -129,10 +132,6 @@ async def _rematch(rooms: list[RoomDriver]) -> None:
         await _drain([room])
 
 
-def _callgrind(op: str, pid: int) -> None:
-    subprocess.run(["callgrind_control", op, str(pid)], capture_output=True, check=False)
-
-
 async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     """Card room: a warm-up game in every room, then per window one whole game
     in every room (dumped) and the next games' starts (dumped apart), so each
@@ -145,19 +144,20 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
         rooms = await _setup_real(base, [args.port], args.rooms, "bigtwo", batch=True)
     stats = rooms[0].stats
     actions = args.bare_actions if bare else None
+    callgrind_run.instrument(args.server_pid)  # from the warm-up on (bench/callgrind.py)
     await _play(rooms, args.slot, actions)
     if not bare:
         await _rematch(rooms)
-    _callgrind("-z", args.server_pid)
+    callgrind_run.zero(args.server_pid)
     windows: list[dict[str, int]] = []
     for _ in range(args.windows):
         stats.measuring, stats.actions, stats.changes = True, 0, 0
         late = await _play(rooms, args.slot, actions)
         stats.measuring = False
-        _callgrind("-d", args.server_pid)
+        callgrind_run.dump(args.server_pid)
         if not bare:
             await _rematch(rooms)
-            _callgrind("-d", args.server_pid)
+            callgrind_run.dump(args.server_pid)
         windows.append({"actions": stats.actions, "late": late})
     for r in rooms:
         for p in r.players:
@@ -230,6 +230,8 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     # a window's game and the starts of the next games, together
     step = len(dumps) // args.windows
     counts = [sum(dumps[i * step : (i + 1) * step]) for i in range(args.windows)]
+    if not all(counts):  # a figure of nothing would pass or fail for no reason
+        raise RuntimeError(f"{kind}: callgrind counted nothing in a window: {counts}")
     per = [c / max(1, w["actions"]) for c, w in zip(counts, client["windows"], strict=True)]
     return {
         "server": kind,
@@ -298,10 +300,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--rooms", type=int, default=8, help="rooms of four players")
-    ap.add_argument("--slot", type=float, default=0.05, help="seconds between two actions")
+    # 10 rooms at 40 ms: a window's spread is mostly which games were dealt,
+    # so more games a window (8 gave spreads of 1.2% to 2.0%, 10 gave 0.6%),
+    # in about the same time; bare's windows stay 20 s long, one round of
+    # uvicorn's keep-alive pings each (12 s windows held none or one: 1.9%)
+    ap.add_argument("--rooms", type=int, default=10, help="rooms of four players")
+    ap.add_argument("--slot", type=float, default=0.04, help="seconds between two actions")
     ap.add_argument(
-        "--bare-actions", type=int, default=400, help="the bare server's actions per window"
+        "--bare-actions", type=int, default=500, help="the bare server's actions per window"
     )
     ap.add_argument("--windows", type=int, default=5, help="windows (figures) per server")
     ap.add_argument(

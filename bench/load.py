@@ -75,6 +75,7 @@ OPEN_DOORS = {
     "MAX_SOCKETS_PER_ADDRESS": "1000000",
 }
 
+from bench import callgrind as callgrind_run  # noqa: E402
 from bench.cluster import cluster_servers, failover_main  # noqa: E402
 
 # --------------------------------------------------------------------- client
@@ -496,15 +497,18 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     gc.collect()
     gc.freeze()
     gc.disable()
+    pids = [int(x) for x in args.server_pids.split(",")] if args.server_pids else [args.server_pid]
+    if args.callgrind:  # counting starts with the warm-up (bench/callgrind.py)
+        for pid in pids:
+            callgrind_run.instrument(pid)
     runner = _paced if args.mode == "paced" else _saturate
     tasks = [asyncio.create_task(runner(r, stop)) for r in rooms]
     await asyncio.sleep(args.warmup)
-    pids = [int(x) for x in args.server_pids.split(",")] if args.server_pids else [args.server_pid]
     servers = [psutil.Process(pid) for pid in pids]
     me = psutil.Process()
     if args.callgrind:  # count the servers' instructions over the window only
         for pid in pids:
-            subprocess.run(["callgrind_control", "-z", str(pid)], capture_output=True)
+            callgrind_run.zero(pid)
     c0, m0, t0 = _cpu(servers), me.cpu_times(), time.perf_counter()
     views0 = bot_views[0]
     # the servers' worker processes (strong bots think there), as they stand now
@@ -518,7 +522,7 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
     k1 = _cpu([k for k in kids0.values() if k.is_running()])
     if args.callgrind:
         for pid in pids:
-            subprocess.run(["callgrind_control", "-d", str(pid)], capture_output=True)
+            callgrind_run.dump(pid)
     rss = sum(srv.memory_info().rss for srv in servers)
     stop.set()
     for t in tasks:
@@ -637,7 +641,7 @@ def _start_server(
             cwd=root, env=env, check=True, capture_output=True,
         )  # fmt: skip
     if callgrind is not None:
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={callgrind}.%p", *cmd]
+        cmd = callgrind_run.wrap(cmd, callgrind)
         env["AUTH_TIMEOUT"] = "120"  # a first message read late under valgrind is not late
     out = log.open("wb") if log is not None else None
     proc = subprocess.Popen(
