@@ -26,15 +26,14 @@ action in a freshly migrated SQLite file, as `make run` does, but on a
 memory file system: a disk's flush times would only add waits), counting
 nothing until their rooms are set up (bench/callgrind.py: starting is five
 times faster so).  After a warm-up game the counters are zeroed; each of
-`--windows` windows is then one
-whole game in every room (the bare server: `--bare-actions` actions), the
-counters dumped at its end (a dump also zeroes them) and again after the
-next games' starts, so each window holds the same kind of work.  Each window
-gives one figure per server: its instructions, starts included, over its
-moves.  The report is each server's median, the spread of its windows
-((max - min) / median), and bare's median over the room's.  `--json FILE`
-also writes them (tests/bench/test_guard.py reads that and fails under the
-floor).
+`--windows` windows is then one whole game in every room (the bare server:
+`--bare-actions` actions), the counters dumped at its end (a dump also
+zeroes them) and again after the next games' starts, so each window holds
+the same kind of work.  Each window gives one figure per server: its
+instructions, starts included, over its moves.  The report is each server's
+median, the spread of its windows ((max - min) / median), and bare's median
+over the room's.  `--json FILE` also writes them (tests/bench/test_guard.py
+reads that and fails under the floor).
 """
 
 from __future__ import annotations
