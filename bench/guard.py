@@ -299,9 +299,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    # 10 rooms at 40 ms: a window's spread is mostly which games were dealt,
-    # so more games a window (8 gave spreads of 1.2% to 2.0%, 10 gave 0.6%),
-    # in about the same time; bare's windows stay 20 s long, one round of
+    # 10 rooms at 40 ms: which games a window deals is part of its spread
+    # (two runs of 8 rooms had their windows in much the same order), so more
+    # games a window, in about the same time (8 gave spreads of 1.2% to 2.0%,
+    # 10 gave 0.6% and 1.3%); bare's windows stay 20 s long, one round of
     # uvicorn's keep-alive pings each (12 s windows held none or one: 1.9%)
     ap.add_argument("--rooms", type=int, default=10, help="rooms of four players")
     ap.add_argument("--slot", type=float, default=0.04, help="seconds between two actions")
