@@ -37,10 +37,12 @@ def pytest_report_header() -> str:
 
 def pytest_collection_modifyitems(config: object, items: list[pytest.Item]) -> None:
     """Browser tests run last: Playwright's sync API keeps an asyncio loop running
-    in the main thread while its session-wide browser lives, and every asyncio
-    test after it would find a loop already running.  A test is one if it is
-    marked so or uses the browser at all (a module that forgot its mark ran
-    in the middle once, and every database test after it failed)."""
+    in the main thread while a browser lives, and an asyncio test run then
+    would find a loop already running.  The browser closes at the end of its
+    module (tests/browser/conftest.py), so this order is a second fence: a
+    test is a browser test if it is marked so or uses the browser at all (a
+    module that forgot its mark ran in the middle once, when the browser was
+    session-wide, and every database test after it failed)."""
 
     def in_browser(item: pytest.Item) -> bool:
         return item.get_closest_marker("browser") is not None or "browser" in getattr(

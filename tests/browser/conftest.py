@@ -103,8 +103,14 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
             proc.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
+    """One Chromium per module: Playwright's sync API keeps an asyncio loop
+    running in the main thread while it is open, so it closes before a test
+    of another module runs in this process.  With the suite in two processes
+    (Makefile JOBS), a process that has run browser tests may take asyncio
+    tests from the other's queue; a session-wide browser failed the first of
+    them ("Runner.run() cannot be called from a running event loop")."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
