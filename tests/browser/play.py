@@ -166,12 +166,12 @@ def take_possession_turn(page: Any) -> str:
     return "fold"
 
 
-def room_command(base: str, code: str, token: str, cmd: str) -> None:
+def room_command(base: str, code: str, token: str, cmd: str, **fields: Any) -> None:
     """Open the host's socket, send one room command, wait for its answer."""
     ws_url = base.replace("http", "ws") + f"/ws/rooms/{code}"
     with connect(ws_url) as ws:
         ws.send(json.dumps({"auth": token}))
-        ws.send(json.dumps({"id": 1, "cmd": {"type": cmd}}))
+        ws.send(json.dumps({"id": 1, "cmd": {"type": cmd, **fields}}))
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             msgs = json.loads(ws.recv(timeout=20))

@@ -218,25 +218,31 @@ def test_a_closed_game_over_card_stays_closed_after_a_refresh(
 def test_posso_hand_results_closed_at_the_table_stay_closed_after_a_refresh(
     reviewer: Any, server: str
 ) -> None:
-    """Rita steps away while the bots play hand 9, comes back in hand 10 to
-    its results, closes them, and refreshes: they stay closed."""
+    """Rita lets the bot play her turns in hand 9 and steps away, comes back
+    in hand 10 to its results, closes them, and refreshes: they stay closed.
+
+    The results close by themselves at hand 10's first discard, which came
+    a second or two after hand 9's end: a page slow to open on a loaded
+    machine found them gone.  So hand 10's first turn is Rita's (she deals
+    first: option first_dealer), her autoplay ends with hand 9, and hand 10
+    waits for her: the results stay until she plays (checked below: the page
+    asks her)."""
     with httpx.Client(base_url=server, cookies={GUEST_COOKIE: REVIEWER}) as http:
         made = http.post(
             "/api/rooms",
             json={
                 "game": "posso",
                 "name": "Rita",
-                "options": {"start_hand": 9, "cutting": "off"},
-                # slow enough that hand 10 is still being played when her
-                # page opens: at PACED's pace a quiet machine's bots could
-                # finish the game first, and the page then showed hand 10's end
+                "options": {"start_hand": 9, "cutting": "off", "first_dealer": 0},
+                # slow enough that her autoplay lands in hand 9, not after it
                 "settings": {**PACED, "bot_delay": 0.15},
             },
         ).json()
         played = Played(made["code"], made["token"], 0, {})
         for _ in range(2):
             room_command(server, played.code, played.token, "add_bot")
-        room_command(server, played.code, played.token, "start")  # Rita is away: a stand-in
+        room_command(server, played.code, played.token, "start")
+        room_command(server, played.code, played.token, "autoplay", on=True)
         mine = http.get("/api/me/games").json()["games"]
         gid = next(g["id"] for g in mine if g["room"] == played.code)
         deadline = time.monotonic() + 120
@@ -251,6 +257,9 @@ def test_posso_hand_results_closed_at_the_table_stay_closed_after_a_refresh(
     page.wait_for_selector(".tablebox.posso")
     page.wait_for_timeout(500)
     assert page.evaluate("() => document.body.dataset.room") == "playing"  # still hand 10
+    # hand 10 waits on Rita (the upturn's Posso window, then her first turn):
+    # before its first discard, where a page that forgot would show them again
+    assert page.evaluate("() => document.body.dataset.asked") in ("Posso?", "Your turn")
     assert page.locator(".lasthand").count() == 0, "the hand's results came back"
 
     # the live sheet's row opens that hand's replay in another tab
