@@ -724,7 +724,10 @@ def _instructions(out: Path, pid: int, result: dict[str, Any]) -> float:
     dump = Path(f"{out}.{pid}.1")
     for line in dump.read_text(errors="replace").splitlines():
         if line.startswith("summary:"):
-            return round(int(line.split()[1]) / max(1, result["actions"]))
+            counted = int(line.split()[1])
+            if not counted:  # counting never turned on: a figure of nothing
+                raise RuntimeError(f"callgrind counted nothing in {dump}")
+            return round(counted / max(1, result["actions"]))
     raise RuntimeError(f"no summary in {dump}")
 
 
