@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import logging
 import random
 import time
@@ -193,9 +194,14 @@ def _tune_gc() -> tuple[int, int, int]:
     return before
 
 
-def _seeded(seed: int) -> Seeds:
+def _seeded(seed: int, cycle: int | None = None) -> Seeds:
+    """Seeds from a generator seeded with `seed`; with `cycle`, its first
+    `cycle` seeds over and over."""
     dealer = random.Random(seed)
-    return lambda: dealer.getrandbits(62)
+    if cycle is None:
+        return lambda: dealer.getrandbits(62)
+    again = itertools.cycle([dealer.getrandbits(62) for _ in range(cycle)])
+    return lambda: next(again)
 
 
 #: why several processes need PostgreSQL (said once, at start-up)
@@ -246,7 +252,7 @@ def create_app(
     settings = settings or get_settings()
     logs.configure(settings.log_format)  # LOG_FORMAT=json: every line as JSON
     if seeds is None and settings.deal_seed is not None:
-        seeds = _seeded(settings.deal_seed)
+        seeds = _seeded(settings.deal_seed, settings.deal_cycle)
     if records is None:  # the durable default: SQLite under data/, or DATABASE_URL
         _refuse_unfenced(settings, settings.resolved_database_url())
         records = open_records(settings.resolved_database_url())

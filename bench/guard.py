@@ -19,7 +19,11 @@ shared machine at a load of 10 made most turns late.
 Each action is the seat to move playing one of its legal moves, picked by a
 generator seeded with the room's number; each game is dealt from `DEAL_SEED`;
 hashes are seeded (`PYTHONHASHSEED`).  The actions and batches are therefore
-the same whatever the machine's speed.
+the same whatever the machine's speed.  Every window plays the same games
+with the same moves (`DEAL_CYCLE` deals the same `--rooms` games over and
+over, and each room picks its moves from its seed again at each new game), so
+the windows differ only by the machine: when each dealt the next games, which
+games they were put up to 2.4% between them.
 
 Both servers start at once under callgrind (the card room storing every
 action in a freshly migrated SQLite file, as `make run` does, but on a
@@ -68,7 +72,7 @@ from bench.load import (  # noqa: E402
 #: the floor the brief sets for bare ÷ room (docs/architecture.md, "Tests and measurements")
 FLOOR = 0.70
 #: what the card room must hold, 3 points over the floor: the card room is
-#: at 78.0% in README's run (its windows 77.7% to 78.2%), and a busy machine's
+#: at 77.8% in README's run (its windows 77.7% to 78.3%), and a busy machine's
 #: late turns have added up to ~3% to a window's instructions, so 73% fails
 #: on a drift of about 6% of an action, not on a slow machine.
 #: tests/bench/test_guard.py fails below it.
@@ -124,9 +128,12 @@ async def _play(rooms: list[RoomDriver], slot: float, actions: int | None) -> in
 
 
 async def _rematch(rooms: list[RoomDriver]) -> None:
-    """A new game in every room, one room after another: the games are dealt
-    from the server's seeded generator in the same order every run."""
+    """A new game in every room, one room after another, and each room's
+    moves picked from the start again: the server deals the same `--rooms`
+    games over and over (DEAL_CYCLE) in the rooms' order, so every window
+    plays the same games with the same moves."""
     for room in rooms:
+        room.rng.seed(room.index)
         assert room.act(), "a room whose game ended could not ask for a rematch"
         await _drain([room])
 
@@ -193,6 +200,8 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     env = {
         "PYTHONHASHSEED": "0",
         "DEAL_SEED": "36",
+        # one game a room a window, the same ones each window (`_rematch`)
+        "DEAL_CYCLE": str(args.rooms),
         # in memory: a disk's flush times would decide how many actions overlap
         "BENCH_DATABASE_URL": f"sqlite+aiosqlite:///{data / 'cardroom.db'}",
     }

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     #: deal every game from a generator seeded with this, so that a test or a
     #: benchmark can repeat a run exactly; unset, seeds come from `secrets`
     deal_seed: int | None = None
+    #: with deal_seed: deal the same this-many games over and over (bench/guard.py
+    #: gives each of its windows the same games, so they differ only by the machine)
+    deal_cycle: int | None = Field(default=None, gt=0)
     #: seconds a new socket has to send its `{"auth": token}` message
     auth_timeout: float = Field(default=10.0, gt=0)
 

@@ -265,3 +265,16 @@ def test_several_processes_on_sqlite_are_refused_with_one_message(tmp_path: Path
     assert not (tmp_path / "x.db").exists()  # refused before anything was opened
     with pytest.raises(SystemExit, match="DATABASE_URL is sqlite"):
         create_app(Settings(redis_url="redis://127.0.0.1:6379/0", data_dir=tmp_path))
+
+
+def test_a_deal_cycle_deals_the_same_games_over_and_over() -> None:
+    """DEAL_CYCLE with DEAL_SEED: bench/guard.py's windows each deal the same
+    games, so they differ only by the machine."""
+
+    def seeds(**cycle: int) -> list[int]:
+        app = create_app(Settings(deal_seed=36, **cycle), MemoryRecords())
+        return [app.state.rooms.seeds() for _ in range(7)]
+
+    plain, cycled = seeds(), seeds(deal_cycle=3)
+    assert len(set(plain)) == 7
+    assert cycled == plain[:3] * 2 + plain[:1]
