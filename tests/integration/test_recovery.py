@@ -72,7 +72,9 @@ class Player:
 
     def __init__(self, server: Server, code: str, token: str) -> None:
         url = f"ws://127.0.0.1:{server.port}/ws/rooms/{code}"
-        self.ws: ClientConnection = connect(url, max_size=2**22)  # closed by the test
+        # not a context manager: each tab is closed by the test (legacy=True: websockets'
+        # documented way to connect directly)
+        self.ws: ClientConnection = connect(url, max_size=2**22, legacy=True)
         self.ws.send(json.dumps({"auth": token}))
         self.view: dict[str, Any] | None = None
         self.v = -1
