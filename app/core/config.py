@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: the largest frame the server itself (uvicorn's `--ws-max-size`, set in the
@@ -115,6 +115,14 @@ class Settings(BaseSettings):
     #: people.  tests/integration/test_history_checker.py sets it to show the
     #: history checker catches exactly that; read once, in app/main.py.
     test_only_unfenced_room_saves: bool = False
+
+    @model_validator(mode="after")
+    def _cycle_needs_a_seed(self) -> Self:
+        """A cycle repeats the seeded games: without a seed it would repeat
+        nothing, and say nothing of it."""
+        if self.deal_cycle is not None and self.deal_seed is None:
+            raise ValueError("DEAL_CYCLE repeats the games DEAL_SEED deals: set DEAL_SEED too")
+        return self
 
     def vapid_contact(self) -> str:
         if self.push_contact:
