@@ -100,7 +100,7 @@ async def test_a_second_tab_gets_its_own_view() -> None:
 
 
 async def test_a_change_pushed_together_leaves_as_one_frame() -> None:
-    """The writer takes everything queued when it runs: a change's event and
+    """The lane takes everything queued when it runs: a change's event and
     view cost one send on a batching socket, and nothing is sent by the room
     itself (it never waits on a socket)."""
     sock = FakeSocket()
@@ -149,4 +149,125 @@ async def test_frames_pushed_while_a_send_waits_follow_it_in_order() -> None:
     gate.set()
     await settle()
     assert sent == ['{"v": 1}', '[{"v": 2},{"v": 3}]']
+    await conn.stop()
+
+
+async def test_one_task_sends_for_every_socket() -> None:
+    """Frames for five sockets in one turn of the loop go out from one task
+    (the outbox's lane), not one per socket: the lane ends once all is sent."""
+    before = asyncio.all_tasks()
+    socks = [FakeSocket() for _ in range(5)]
+    conns = [Connection(s.send_text, s.close, batch=True) for s in socks]
+    for i, conn in enumerate(conns):
+        conn.push(f'{{"v": {i}}}')
+    assert len(asyncio.all_tasks() - before) == 1
+    await settle()
+    assert [s.sent for s in socks] == [[{"v": i}] for i in range(5)]
+    assert asyncio.all_tasks() - before == set()
+    for conn in conns:
+        await conn.stop()
+
+
+class GatedSocket:
+    """A peer that stops reading until `gate` opens; fails the test if two
+    sends to it ever run at once (the lane and its own task both sending)."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.sent: list[str] = []
+        self.inflight = 0
+
+    async def send_text(self, text: str) -> None:
+        assert self.inflight == 0, "two sends to one socket at once"
+        self.inflight += 1
+        try:
+            self.sent.append(text)
+            await self.gate.wait()
+        finally:
+            self.inflight -= 1
+
+    async def close(self, code: int, reason: str) -> None:
+        pass
+
+
+async def test_a_slow_peer_holds_up_the_others_for_one_turn_of_the_loop_at_most() -> None:
+    """The slow peer is first in the lane's round and nothing else is pushed:
+    the others still get their frames within a turn or two (the lane is left
+    to the slow peer); the slow peer gets its own in order, one send at a
+    time, and once it catches up the lane serves it again."""
+    slow_sock = GatedSocket()
+    slow = Connection(slow_sock.send_text, slow_sock.close, batch=True)
+    socks = [FakeSocket() for _ in range(3)]
+    fast = [Connection(s.send_text, s.close, batch=True) for s in socks]
+    slow.push('{"v": 1}')
+    for conn in fast:
+        conn.push('{"v": 1}')
+    await asyncio.sleep(0)  # the lane is in the slow send
+    slow.push('{"v": 2}')  # queued behind it
+    await settle()
+    assert [s.sent for s in socks] == [[{"v": 1}]] * 3
+    assert slow_sock.sent == ['{"v": 1}']
+    for conn in fast:
+        conn.push('{"v": 2}')
+    slow.push('{"v": 3}')
+    await settle()
+    assert [s.sent for s in socks] == [[{"v": 1}, {"v": 2}]] * 3
+    slow_sock.gate.set()
+    await settle()
+    assert slow_sock.sent == ['{"v": 1}', '[{"v": 2},{"v": 3}]']
+    slow.push('{"v": 4}')
+    await settle()
+    assert slow_sock.sent[-1] == '{"v": 4}'
+    for conn in [slow, *fast]:
+        await conn.stop()
+
+
+async def test_a_slow_peer_dropped_while_it_waits_leaves_no_task_behind() -> None:
+    before = asyncio.all_tasks()
+    stuck = StuckSocket()
+    gone: list[bool] = []
+    conn = Connection(stuck.send_text, stuck.close, max_queue=3, on_dead=lambda: gone.append(True))
+    conn.push("1")
+    await settle()  # its send never returns: the lane is left to it
+    assert len(asyncio.all_tasks() - before) == 1
+    for i in range(2, 6):
+        conn.push(str(i))
+    await settle()
+    assert conn.dead and gone == [True] and stuck.sends == 1
+    assert asyncio.all_tasks() - before == set()
+
+
+async def _cancel_all_other_tasks() -> None:
+    """What a crash in the simulator, or a server's shutdown, does."""
+    others = asyncio.all_tasks() - {asyncio.current_task()}
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
+
+
+async def test_sending_goes_on_after_every_task_was_cancelled() -> None:
+    """The simulator found it: a lane cancelled before its first step never
+    cleaned up after itself, and nothing was ever sent again on that loop."""
+    first, second = FakeSocket(), FakeSocket()
+    a = Connection(first.send_text, first.close)
+    b = Connection(second.send_text, second.close)
+    a.push('{"v": 1}')  # a lane is made, not yet run
+    await _cancel_all_other_tasks()
+    b.push('{"v": 2}')
+    await settle()
+    assert second.sent == [{"v": 2}]
+    await a.stop()
+    await b.stop()
+
+
+async def test_a_slow_peer_whose_task_was_cancelled_is_sent_to_again() -> None:
+    sock = GatedSocket()
+    conn = Connection(sock.send_text, sock.close)
+    conn.push("1")
+    await settle()  # the lane is left to it
+    await _cancel_all_other_tasks()
+    sock.gate.set()
+    conn.push("2")
+    await settle()
+    assert sock.sent == ["1", "2"]
     await conn.stop()
