@@ -122,34 +122,6 @@ class Connection:
 
     # ----------------------------------------------------------------- sending
 
-    async def _send_queued(self) -> None:
-        """Send everything queued, then the close if one is asked for; a
-        failed send gives the connection up (its reader sees it too)."""
-        queue = self._queue
-        try:
-            while queue and not self._held and not self.dead:
-                if self.batch:
-                    texts = list(queue)
-                    queue.clear()
-                    await self._send_text(_one_frame(texts))
-                else:
-                    await self._send_text(queue.popleft())
-            if self._close_with is not None and not queue and not self.dead:
-                await self._close(*self._close_with)
-                self._finish()
-        except Exception:
-            self._die()
-
-    async def _send_alone(self) -> None:
-        """What the task a slow peer kept does: its frames until none are
-        left, and then the peer is the lane's again."""
-        try:
-            await self._send_queued()
-        finally:
-            self._writer = None
-        if self._queue and not self._held and not self.dead:
-            self._outbox.ready(self)  # pushed during the last send, after its check
-
     def _finish(self) -> None:
         if not self.dead:
             self.dead = True
@@ -191,6 +163,11 @@ class Outbox:
             self._lane = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        """Send each ready socket's frames (and its close, when asked), round
+        after round, until nothing is ready; a failed send gives that socket
+        up (its reader sees it too).  One loop for the lane and for a slow
+        peer's own task: a coroutine per socket and round would cost more
+        than the send."""
         me = asyncio.current_task()
         loop = asyncio.get_running_loop()
         try:
@@ -202,14 +179,28 @@ class Outbox:
                 for i, conn in enumerate(batch):
                     self._next = i + 1
                     self._sending = conn
+                    queue, send = conn._queue, conn._send_text
                     try:
-                        await conn._send_queued()
-                    except BaseException:  # cancelled: the socket is nobody's task now
+                        while queue and not conn._held and not conn.dead:
+                            if conn.batch:
+                                texts = list(queue)
+                                queue.clear()
+                                await send(_one_frame(texts))
+                            else:
+                                await send(queue.popleft())
+                        if conn._close_with is not None and not queue and not conn.dead:
+                            await conn._close(*conn._close_with)
+                            conn._finish()
+                    except asyncio.CancelledError:  # the socket is nobody's task now
                         if conn._writer is me:
                             conn._writer = None
                         raise
-                    if self._lane is not me:  # `_check` left this task to `conn`
-                        await conn._send_alone()
+                    except Exception:
+                        conn._die()
+                    if self._lane is not me:
+                        # `_check` left this task to `conn`, and it has sent
+                        # all it had (pushes while it was `_writer` included)
+                        conn._writer = None
                         return
                 # (not kept past its round: a connection holds its outbox)
                 self._batch, self._sending = [], None
