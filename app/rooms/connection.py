@@ -120,7 +120,7 @@ class Connection:
         if self._writer is not None:
             self._writer.cancel()
 
-    # ----------------------------------------------------------------- sending
+    # --------------------------------------------------------------- giving up
 
     def _finish(self) -> None:
         if not self.dead:
