@@ -635,7 +635,7 @@ class ClusterManager(RoomManager):
             await self.tell(holder, {"t": "close", "c": cid, "code": code, "reason": reason})
 
         def lost() -> None:
-            """The connection gave up (a frame could not be sent to the holder, as
+            """The writer gave up (a frame could not be sent to the holder, as
             when Redis restarted): the holder's socket would wait for frames
             that never come, so it is disconnected here and told to close."""
             if cid in self.remote:

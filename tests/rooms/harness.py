@@ -149,7 +149,7 @@ async def wait_for(check: Any, seconds: float = 2.0) -> bool:
 
 
 async def settle() -> None:
-    """Let the outbox's lane, timers and bots run."""
+    """Let queued writers, timers and bots run."""
     for _ in range(5):
         await asyncio.sleep(0)
 
