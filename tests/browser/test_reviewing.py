@@ -221,21 +221,21 @@ def test_posso_hand_results_closed_at_the_table_stay_closed_after_a_refresh(
     """Rita lets the bot play her turns in hand 9 and steps away, comes back
     in hand 10 to its results, closes them, and refreshes: they stay closed.
 
-    The results close by themselves at hand 10's first discard, which came
-    a second or two after hand 9's end: a page slow to open on a loaded
-    machine found them gone.  So hand 10's first turn is Rita's (she deals
-    first: option first_dealer), her autoplay ends with hand 9, and hand 10
-    waits for her: the results stay until she plays (checked below: the page
-    asks her)."""
+    The results close by themselves at hand 10's first discard, so only Rita
+    may make it: hand 10's first turn is hers (first_dealer 1: Bot 2 deals
+    hand 9, Bot 3 hand 10, and Rita sits on Bot 3's left), her autoplay ends
+    with hand 9, and no bot stands in for her while she is away (a long
+    disconnect_grace).  Hand 10 then waits for her however slowly her page
+    opens (a second late was enough to miss the results when Bot 3 played
+    first): they stay until she plays (checked below: the page asks her)."""
     with httpx.Client(base_url=server, cookies={GUEST_COOKIE: REVIEWER}) as http:
         made = http.post(
             "/api/rooms",
             json={
                 "game": "posso",
                 "name": "Rita",
-                "options": {"start_hand": 9, "cutting": "off", "first_dealer": 0},
-                # slow enough that her autoplay lands in hand 9, not after it
-                "settings": {**PACED, "bot_delay": 0.15},
+                "options": {"start_hand": 9, "cutting": "off", "first_dealer": 1},
+                "settings": {**PACED, "disconnect_grace": 600},
             },
         ).json()
         played = Played(made["code"], made["token"], 0, {})
