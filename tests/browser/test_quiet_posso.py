@@ -81,21 +81,26 @@ def test_dont_ask_me_this_hand_spares_the_rest_of_the_hand(pages: Pages) -> None
     ann.wait_for_selector(".tablebox.posso")
     ann.wait_for_selector("[data-key=rebuilds]")
     assert ann.locator("[data-key=rebuilds]").inner_text() == "Stack rebuilds left: 3"
-    for _ in range(40):  # play Ann's turns until a window asks her
-        if asked(ann):
-            break
-        if posso_step(ann) is None:
-            ann.wait_for_timeout(100)
-    assert asked(ann), "no Posso window asked Ann"
-    ann.click("[data-key=quiet-hand]")
-    # the room passed for her at once: the 15 s window closed within seconds
-    wait_until(lambda: not asked(ann), 5, "the window to close")
-    hand = ann.evaluate("() => document.querySelector('.st-title .muted-l').textContent")
-    turns = 0
     # the hand and whether she is asked, read together: a new hand may begin
     # between two reads, and in it she is asked again, as she should be
     now = """() => [document.querySelector('.st-title .muted-l')?.textContent,
                     !!document.querySelector('[data-key=call-posso]')]"""
+    hand = None
+    for _ in range(40):  # play Ann's turns until a window asks her
+        title, asked_now = ann.evaluate(now)
+        if asked_now:
+            # the hand she skips is read now, while the window waits on her (it
+            # cannot end before she answers): read after her answer, it could
+            # be the next hand's, in which she is rightly asked again
+            hand = title
+            break
+        if posso_step(ann) is None:
+            ann.wait_for_timeout(100)
+    assert hand is not None, "no Posso window asked Ann"
+    ann.click("[data-key=quiet-hand]")
+    # the room passed for her at once: the 15 s window closed within seconds
+    wait_until(lambda: not asked(ann), 5, "the window to close")
+    turns = 0
     while turns < 4:
         title, asked_now = ann.evaluate(now)
         if title != hand:
