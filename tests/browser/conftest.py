@@ -162,6 +162,33 @@ def pages(browser: Any, server: str) -> Iterator[Pages]:
         p.close()
 
 
+#: what a failed test's report shows of each page it opened
+PAGE_STATE = """() => JSON.stringify({
+  url: location.pathname + location.hash,
+  body: {...document.body.dataset},
+  text: document.body.innerText.slice(-1500),
+})"""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed browser test's report ends with what each of its pages showed
+    then: the room's version and state on <body>, and the end of the page's
+    text, where the log of the latest moves is.  A flake seen once in CI is
+    then read from the report, not guessed at (it found test_reviewing's)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    opened = [v for v in getattr(item, "funcargs", {}).values() if isinstance(v, Pages)]
+    for n, page in enumerate(pg for p in opened for c in p.contexts for pg in c.pages):
+        try:
+            state = page.evaluate(PAGE_STATE)
+        except Exception as err:  # closed, crashed or navigating: say so
+            state = f"(could not be read: {err})"
+        report.sections.append((f"page {n + 1} when the test failed", state))
+
+
 def shoot(page: Any, name: str) -> Path:
     """Save a screenshot under SHOTS (artifacts/screenshots/ unless SCREENSHOTS_DIR says)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
