@@ -175,7 +175,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """A failed browser test's report ends with what each of its pages showed
     then: the room's version and state on <body>, and the end of the page's
     text, where the log of the latest moves is.  A flake seen once in CI is
-    then read from the report, not guessed at (it found test_reviewing's)."""
+    then read from the report, not guessed at (the same dump, taken by hand,
+    found test_reviewing's).  A page too busy to answer holds the report up
+    until the suite's own per-test timeout (pytest-timeout, pyproject.toml)."""
     outcome = yield
     report = outcome.get_result()
     if report.when != "call" or not report.failed:
