@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ from bench.load import (  # noqa: E402
     _setup_bare,
     _setup_real,
     _start_server,
+    stop_server,
 )
 
 #: the floor the brief sets for bare ÷ room (docs/architecture.md, "Tests and measurements")
@@ -110,10 +112,15 @@ async def _play(rooms: list[RoomDriver], slot: float, actions: int | None) -> in
     late = turns = 0
     next_t = loop.time()
     while actions is None or turns < actions:
+        await _drain(rooms)
+        # which rooms still play is read after the drain: the move it waited
+        # for may have ended a game, and a room read as playing before it
+        # would be sent a rematch (`RoomDriver.act`), a game more in this
+        # window and every later deal shifted (DEAL_CYCLE) - on a machine
+        # slow enough to make turns late, and only there
         playing = [r for r in rooms if not _over(r)] if actions is None else rooms
         if not playing:
             break
-        await _drain(rooms)
         if loop.time() > next_t + slot / 2:
             late += 1
             next_t = loop.time()
@@ -150,21 +157,30 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
         rooms = await _setup_real(base, [args.port], args.rooms, "bigtwo", batch=True)
     stats = rooms[0].stats
     actions = args.bare_actions if bare else None
-    callgrind_run.instrument(args.server_pid)  # from the warm-up on (bench/callgrind.py)
+
+    def steer(step: Callable[[int], None]) -> None:
+        """Callgrind's counters; a server not under callgrind (no pid) has none."""
+        if args.server_pid:
+            step(args.server_pid)
+
+    steer(callgrind_run.instrument)  # from the warm-up on (bench/callgrind.py)
     await _play(rooms, args.slot, actions)
     if not bare:
         await _rematch(rooms)
-    callgrind_run.zero(args.server_pid)
+    steer(callgrind_run.zero)
     windows: list[dict[str, int]] = []
     for _ in range(args.windows):
         stats.measuring, stats.actions, stats.changes = True, 0, 0
         late = await _play(rooms, args.slot, actions)
         stats.measuring = False
-        callgrind_run.dump(args.server_pid)
+        steer(callgrind_run.dump)
         if not bare:
             await _rematch(rooms)
-            callgrind_run.dump(args.server_pid)
-        windows.append({"actions": stats.actions, "late": late})
+            steer(callgrind_run.dump)
+        # a game started inside a window (a rematch: a change that is no
+        # move) is a game more than the others' and shifts every later deal
+        started = stats.changes - stats.actions
+        windows.append({"actions": stats.actions, "late": late, "started": started})
     for r in rooms:
         for p in r.players:
             with contextlib.suppress(Exception):
@@ -192,19 +208,25 @@ def _summaries(out: Path, pid: int, count: int) -> list[int]:
     return found
 
 
+def server_env(rooms: int, data: Path) -> dict[str, str]:
+    """What a server of the guard runs with: the same games dealt in every
+    window, the same hashes, and its records in `data`."""
+    return {
+        "PYTHONHASHSEED": "0",
+        "DEAL_SEED": "36",
+        # one game a room a window, the same ones each window (`_rematch`)
+        "DEAL_CYCLE": str(rooms),
+        # in memory: a disk's flush times would decide how many actions overlap
+        "BENCH_DATABASE_URL": f"sqlite+aiosqlite:///{data / 'cardroom.db'}",
+    }
+
+
 def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     """One server under callgrind, driven by one client process."""
     out = Path(tempfile.mkdtemp(prefix=f"cardroom-guard-{kind}-")) / "server"
     port = _free_port()
     data = Path(tempfile.mkdtemp(prefix="cardroom-guard-", dir="/dev/shm"))
-    env = {
-        "PYTHONHASHSEED": "0",
-        "DEAL_SEED": "36",
-        # one game a room a window, the same ones each window (`_rematch`)
-        "DEAL_CYCLE": str(args.rooms),
-        # in memory: a disk's flush times would decide how many actions overlap
-        "BENCH_DATABASE_URL": f"sqlite+aiosqlite:///{data / 'cardroom.db'}",
-    }
+    env = server_env(args.rooms, data)
     before = kind.partition(":")[2]  # "before:<rev>": the card room at that revision
     if kind == "metrics":  # the card room with its metrics on (issue: under 3% more)
         env |= {"METRICS": "true", "METRICS_TOKEN": "guard"}
@@ -223,12 +245,7 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
         client = json.loads(done.stdout.strip().splitlines()[-1])
         dumps = _summaries(out, proc.pid, args.windows * (1 if kind == "bare" else 2))
     finally:
-        proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(20)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
         shutil.rmtree(data, ignore_errors=True)
         if args.keep:  # for callgrind_annotate
             keep = Path(args.keep) / kind.replace(":", "-")
@@ -341,6 +358,7 @@ def main() -> None:
     ap.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--server", default="batched", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    # 0: the server is not under callgrind (tests/bench/test_guard.py's pacing test)
     ap.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.client:

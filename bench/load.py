@@ -632,10 +632,11 @@ def _start_server(
     if kind != "bare":
         # the real server as `make run` serves it: every action committed to a
         # freshly migrated SQLite file before its views go out
-        data = Path(tempfile.mkdtemp(prefix="cardroom-bench-"))
-        env["DATABASE_URL"] = env.get("BENCH_DATABASE_URL") or (
-            f"sqlite+aiosqlite:///{data / 'cardroom.db'}"
-        )
+        if "BENCH_DATABASE_URL" in env:
+            env["DATABASE_URL"] = env["BENCH_DATABASE_URL"]
+        else:
+            data = Path(tempfile.mkdtemp(prefix="cardroom-bench-"))
+            env["DATABASE_URL"] = f"sqlite+aiosqlite:///{data / 'cardroom.db'}"
         subprocess.run(
             [PYTHON, "-m", "alembic", "upgrade", "head"],
             cwd=root, env=env, check=True, capture_output=True,
@@ -711,11 +712,18 @@ def _one_run(kind: str, n: int, mode: str, args: argparse.Namespace) -> dict[str
             result["instructions_per_action"] = _instructions(callgrind, proc.pid, result)
         return result
     finally:
-        proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(10)
-        if proc.poll() is None:
-            proc.kill()
+        stop_server(proc, grace=10)
+
+
+def stop_server(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
+    """Stop a server this bench started, by its own handle: SIGTERM (under
+    callgrind it writes its last counts then), SIGKILL past `grace` seconds."""
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(grace)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
 
 
 def _instructions(out: Path, pid: int, result: dict[str, Any]) -> float:
