@@ -103,6 +103,11 @@ QUIET_GAP = 0.002
 #: pages in that log (4 KiB each by default: 16 MiB) past which it is started
 #: over (`_checkpoint_soon`)
 RESTART_PAGES = 4096
+#: writes the loop may commit while a checkpoint it asked for has not come
+#: back (`_write_inline`); past them, batches queue behind it in the writer
+#: thread.  A thread that waits for the CPU, the GIL or a slow flush would
+#: otherwise let a busy loop add to the log without bound meanwhile
+CHECKPOINT_LAG = 1000
 #: action 0 of a game: the primary key alone refuses a second one
 _FIRST_MANY = insert(_actions)
 _FIRST = _FIRST_MANY.returning(_actions.c.seq)
@@ -194,6 +199,8 @@ class DbRecords:
         self._checkpointing: asyncio.Future[Any] | None = None
         #: the log is being started over: batches go to the writer thread meanwhile
         self._restarting = False
+        #: writes committed on the loop since the last checkpoint was asked for
+        self._since_checkpoint = 0
         #: what the writes of app/db/writes.py need not ask the database again
         self._known = writes.KnownRows()
         #: test only (Settings.test_only_unfenced_room_saves): room saves go
@@ -537,6 +544,10 @@ class DbRecords:
         from here, every second, in the writer thread)."""
         if self._inline is None or self._restarting:
             return None
+        if self._checkpointing is not None:
+            if self._since_checkpoint >= CHECKPOINT_LAG:
+                return None  # behind the checkpoint, in the writer thread
+            self._since_checkpoint += len(jobs)
         if not self._inline.connected:  # opened in the thread; this batch goes there too
             if self._opening is None:
                 self._opening = asyncio.get_running_loop().run_in_executor(
@@ -569,11 +580,16 @@ class DbRecords:
         finds RESTART_PAGES in the log, the loop steps aside instead: until
         the log has been copied back whole, batches skip the inline path and
         queue in the writer thread behind the restart (`_write_inline`), a
-        pause of a few milliseconds."""
+        pause of a few milliseconds.  A passive one is no bound if the writer
+        thread is slow to run it: the loop goes on committing meanwhile, and
+        a test beside browsers saw the log reach 51 MB where it stays near
+        10.  So past CHECKPOINT_LAG writes since one was asked for, batches
+        queue behind it in the thread as well."""
         assert self._fast is not None
         loop = asyncio.get_running_loop()
         work = self._fast.restart if restart else self._fast.checkpoint
         self._restarting = restart
+        self._since_checkpoint = 0
         self._checkpointing = loop.run_in_executor(self._writer_thread, work)
 
         def done(f: asyncio.Future[int | None]) -> None:

@@ -7,13 +7,10 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
 import sqlite3
-import tempfile
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +30,7 @@ from app.db.models import (
 )
 from app.db.records import DbRecords
 from app.db.session import make_engine
+from app.db.sqlite_appends import FastAppends
 from app.store.records import MemoryRecords, PlayerRecord, Records, ReplacedToken, RoomRecord
 
 
@@ -898,44 +896,45 @@ async def test_a_room_loads_with_its_latest_snapshot_and_the_log_after_it(
     assert without is not None and without[1] is None
 
 
+@pytest.mark.parametrize("slow", [0.0, 0.05], ids=["quick", "slow_checkpoints"])
 async def test_the_write_ahead_log_stays_small_while_appends_never_stop(
-    sqlite_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    records: DbRecords, monkeypatch: pytest.MonkeyPatch, slow: float
 ) -> None:
     """Appends that never pause must not grow the log without end: with
     commits landing during every checkpoint, SQLite never started its log
     over, and a busy server's grew 250 MB a minute (bench/soak.py).  Past
     RESTART_PAGES the log is started over while the loop's writes wait.
 
-    The file is in memory (/dev/shm where there is one): the appends go on
-    while a passive checkpoint copies the log back, so the log's high-water
-    mark is what they add during the slowest one, and on a disk that other
-    writers keep busy a checkpoint's flush took 120 ms and let 20,000 appends
-    at this pace reach 60 to 99 MB (a `make test` run saw 42 MB).  In memory:
-    8 to 12 MB, under a load of CPU or of disk flushes alike, and 187 MB with
-    the restarts off."""
-    shm = Path("/dev/shm")
-    folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path
-    path = folder / "cardroom.db"
-    shutil.copyfile(sqlite_template, path)
-    records = DbRecords(make_engine(f"sqlite+aiosqlite:///{path}"))
-    monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 0.01)
+    The loop goes on committing while the writer thread runs a passive
+    checkpoint, so a thread slow to run it (waiting for the CPU, the GIL or
+    a flush) let the log grow by whatever the loop wrote meanwhile: 42 to 51
+    MB beside a browser test run.  `slow` makes every checkpoint that slow;
+    past CHECKPOINT_LAG writes the loop's batches queue behind it.  Here the
+    log stays near 2 MB; without the restarts it reaches 187 MB (quick), and
+    without the lag bound 52 MB (slow checkpoints)."""
+    path = _sqlite_path(records)
+    # a checkpoint as soon as the last is back: how much the log gains
+    # between two then follows CHECKPOINT_LAG, not the machine's speed
+    monkeypatch.setattr(db_records, "CHECKPOINT_EVERY", 0.0)
     monkeypatch.setattr(db_records, "RESTART_PAGES", 64)
-    try:
-        await records.save_room(room())
-        games = [
-            await records.start_game("ABC234", "posso", {}, n, ["p0", "p1"]) for n in range(40)
-        ]
+    monkeypatch.setattr(db_records, "CHECKPOINT_LAG", 200)
+    if slow:
+        passive = FastAppends.checkpoint
 
-        async def play(gid: int) -> None:
-            for seq in range(500):
-                await records.append_action(gid, seq, 0, {"type": "x", "pad": "y" * 200})
+        def late(self: FastAppends) -> int:
+            time.sleep(slow)  # the writer thread's turn comes late
+            return passive(self)
 
-        await asyncio.gather(*(play(g) for g in games))
-        wal = os.path.getsize(f"{path}-wal")
-    finally:
-        await records.close()
-        if folder != tmp_path:
-            shutil.rmtree(folder, ignore_errors=True)
+        monkeypatch.setattr(FastAppends, "checkpoint", late)
+    await records.save_room(room())
+    games = [await records.start_game("ABC234", "posso", {}, n, ["p0", "p1"]) for n in range(40)]
+
+    async def play(gid: int) -> None:
+        for seq in range(500):
+            await records.append_action(gid, seq, 0, {"type": "x", "pad": "y" * 200})
+
+    await asyncio.gather(*(play(g) for g in games))
+    wal = os.path.getsize(path + "-wal")
     assert wal < 16 * 2**20, f"the log holds {wal} bytes"
 
 
