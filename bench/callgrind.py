@@ -14,12 +14,16 @@ import subprocess
 from pathlib import Path
 
 
-def wrap(cmd: list[str], out: Path | str) -> list[str]:
-    """`cmd` under callgrind, counting nothing yet; its counts go to `<out>.<pid>`."""
+def wrap(cmd: list[str], out: Path | str, cache_sim: bool = False) -> list[str]:
+    """`cmd` under callgrind, counting nothing yet; its counts go to `<out>.<pid>`.
+    `cache_sim`: callgrind also simulates the caches and counts their misses
+    (first level for instructions and data, and the last level), at about
+    twice the run's time."""
     return [
         "valgrind",
         "--tool=callgrind",
         "--instr-atstart=no",
+        *(["--cache-sim=yes"] if cache_sim else []),
         f"--callgrind-out-file={out}.%p",
         *cmd,
     ]

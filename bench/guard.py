@@ -191,21 +191,30 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
 # --------------------------------------------------------------------- parent
 
 
-def _summaries(out: Path, pid: int, count: int) -> list[int]:
-    """Each window's instruction count, from its dump (`<out>.<pid>.<n>`)."""
-    found: list[int] = []
+def _summaries(out: Path, pid: int, count: int) -> list[dict[str, int]]:
+    """Each dump's counts by event (`Ir`: instructions; with `--cache-sim`,
+    the caches' misses too), from its `events:` and `summary:` lines
+    (`<out>.<pid>.<n>`)."""
+    found: list[dict[str, int]] = []
     for n in range(1, count + 1):
         dump = Path(f"{out}.{pid}.{n}")
         for _ in range(100):  # the dump may still be being written
             text = dump.read_text(errors="replace") if dump.exists() else ""
-            summary = [x for x in text.splitlines() if x.startswith("summary:")]
-            if summary:
-                found.append(int(summary[0].split()[1]))
+            lines = text.splitlines()
+            events = [x.split()[1:] for x in lines if x.startswith("events:")]
+            summary = [x.split()[1:] for x in lines if x.startswith("summary:")]
+            if events and summary:
+                found.append(dict(zip(events[0], map(int, summary[0]), strict=True)))
                 break
             time.sleep(0.1)
         else:
             raise RuntimeError(f"no summary in {dump}")
     return found
+
+
+#: callgrind's cache misses (`--cache-sim`): first level for instructions and
+#: data (read, write), last level the same
+MISSES = ("I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw")
 
 
 def server_env(rooms: int, data: Path) -> dict[str, str]:
@@ -231,7 +240,7 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     if kind == "metrics":  # the card room with its metrics on (issue: under 3% more)
         env |= {"METRICS": "true", "METRICS_TOKEN": "guard"}
     server = "before" if before else ("batched" if kind == "metrics" else kind)
-    proc = _start_server(server, port, out, before, extra_env=env)
+    proc = _start_server(server, port, out, before, extra_env=env, cache_sim=args.cache_sim)
     try:
         cmd = [
             PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
@@ -254,9 +263,11 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
         shutil.rmtree(out.parent, ignore_errors=True)  # the dumps, read by now
     # a window's game and the starts of the next games, together
     step = len(dumps) // args.windows
-    counts = [sum(dumps[i * step : (i + 1) * step]) for i in range(args.windows)]
+    windows = [dumps[i * step : (i + 1) * step] for i in range(args.windows)]
+    counts = [sum(d["Ir"] for d in w) for w in windows]
     if not all(counts):  # a figure of nothing would pass or fail for no reason
         raise RuntimeError(f"{kind}: callgrind counted nothing in a window: {counts}")
+    moves = sum(w["actions"] for w in client["windows"])
     per = [c / max(1, w["actions"]) for c, w in zip(counts, client["windows"], strict=True)]
     return {
         "server": kind,
@@ -265,6 +276,10 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
         "spread": (max(per) - min(per)) / statistics.median(per),
         "windows": client["windows"],
         "errors": client["errors"],
+        # every window's misses over every window's moves (`--cache-sim`)
+        "misses_per_action": {
+            e: sum(d[e] for d in dumps) / max(1, moves) for e in MISSES if e in dumps[0]
+        },
     }
 
 
@@ -307,6 +322,9 @@ def parent_main(args: argparse.Namespace) -> dict[str, Any]:
             f"{len(r['per_action'])} windows: {figures}; spread {100 * r['spread']:.1f}%; "
             f"{late} late turns, {r['errors']} refusals)"
         )
+        if r["misses_per_action"]:
+            misses = ", ".join(f"{e} {n:,.0f}" for e, n in r["misses_per_action"].items())
+            print(f"{'':16} cache misses per action: {misses}")
     for kind in befores:
         print(f"bare / {kind}: {100 * bare['median'] / results[kind]['median']:.1f}%")
     report["metrics_cost"] = _metrics_cost(results)
@@ -348,6 +366,12 @@ def main() -> None:
         "metrics: the card room with METRICS=true (its cost against batched)",
     )
     ap.add_argument("--json", default="", help="also write the figures here")
+    ap.add_argument(
+        "--cache-sim",
+        action="store_true",
+        help="callgrind also simulates the caches: each server's misses per action "
+        "(first and last level), at about twice the time",
+    )
     ap.add_argument(
         "--keep", default="", help="copy each server's callgrind dumps into DIR/<server>"
     )
