@@ -230,6 +230,17 @@ def server_env(rooms: int, data: Path) -> dict[str, str]:
     }
 
 
+def client_command(kind: str, port: int, server_pid: int, args: argparse.Namespace) -> list[str]:
+    """The client process that plays the script against the server on `port`
+    (`server_pid` 0: a server not under callgrind, whose counters it leaves)."""
+    return [
+        PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
+        "--server-pid", str(server_pid), "--rooms", str(args.rooms),
+        "--slot", str(args.slot), "--bare-actions", str(args.bare_actions),
+        "--windows", str(args.windows),
+    ]  # fmt: skip
+
+
 def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     """One server under callgrind, driven by one client process."""
     out = Path(tempfile.mkdtemp(prefix=f"cardroom-guard-{kind}-")) / "server"
@@ -242,12 +253,7 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     server = "before" if before else ("batched" if kind == "metrics" else kind)
     proc = _start_server(server, port, out, before, extra_env=env, cache_sim=args.cache_sim)
     try:
-        cmd = [
-            PYTHON, __file__, "--client", "--server", kind, "--port", str(port),
-            "--server-pid", str(proc.pid), "--rooms", str(args.rooms),
-            "--slot", str(args.slot), "--bare-actions", str(args.bare_actions),
-            "--windows", str(args.windows),
-        ]  # fmt: skip
+        cmd = client_command(kind, port, proc.pid, args)
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
             raise RuntimeError(f"{kind} client failed: {done.stderr[-2000:]}")

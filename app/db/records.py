@@ -199,7 +199,7 @@ class DbRecords:
         self._checkpointing: asyncio.Future[Any] | None = None
         #: the log is being started over: batches go to the writer thread meanwhile
         self._restarting = False
-        #: writes committed on the loop since the last checkpoint was asked for
+        #: writes the loop committed since the last checkpoint was asked for
         self._since_checkpoint = 0
         #: what the writes of app/db/writes.py need not ask the database again
         self._known = writes.KnownRows()
@@ -544,10 +544,8 @@ class DbRecords:
         from here, every second, in the writer thread)."""
         if self._inline is None or self._restarting:
             return None
-        if self._checkpointing is not None:
-            if self._since_checkpoint >= CHECKPOINT_LAG:
-                return None  # behind the checkpoint, in the writer thread
-            self._since_checkpoint += len(jobs)
+        if self._checkpointing is not None and self._since_checkpoint >= CHECKPOINT_LAG:
+            return None  # behind the checkpoint, in the writer thread
         if not self._inline.connected:  # opened in the thread; this batch goes there too
             if self._opening is None:
                 self._opening = asyncio.get_running_loop().run_in_executor(
@@ -561,6 +559,7 @@ class DbRecords:
             return None
         if outcomes is None:
             return None
+        self._since_checkpoint += len(jobs)
         due = time.monotonic() - self._checkpointed >= CHECKPOINT_EVERY
         if self._checkpointing is None and due:
             self._checkpoint_soon()
@@ -582,9 +581,9 @@ class DbRecords:
         queue in the writer thread behind the restart (`_write_inline`), a
         pause of a few milliseconds.  A passive one is no bound if the writer
         thread is slow to run it: the loop goes on committing meanwhile, and
-        a test beside browsers saw the log reach 51 MB where it stays near
-        10.  So past CHECKPOINT_LAG writes since one was asked for, batches
-        queue behind it in the thread as well."""
+        the log-restart test saw it reach 42 MB in a `make test` run, where
+        a quiet machine's stays near 10.  So past CHECKPOINT_LAG writes since
+        one was asked for, batches queue behind it in the thread as well."""
         assert self._fast is not None
         loop = asyncio.get_running_loop()
         work = self._fast.restart if restart else self._fast.checkpoint

@@ -13,6 +13,7 @@ machine; it fails too if two of them counted different moves."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from bench import callgrind
-from bench.guard import FLOOR, HELD, _summaries, server_env
+from bench.guard import FLOOR, HELD, _summaries, client_command, server_env
 from bench.load import _free_port, _start_server, stop_server
 from tests.services import IN_CI
 
@@ -79,13 +80,9 @@ def test_every_window_plays_the_same_games_when_every_turn_is_late(tmp_path: Pat
         "batched", port, log=tmp_path / "server.log", extra_env=server_env(rooms, tmp_path)
     )
     try:
-        client = [
-            sys.executable, str(ROOT / "bench" / "guard.py"), "--client",
-            "--server", "batched", "--port", str(port), "--rooms", str(rooms),
-            "--slot", "0", "--windows", "3",
-        ]  # fmt: skip
+        script = argparse.Namespace(rooms=rooms, slot=0.0, bare_actions=500, windows=3)
         done = subprocess.run(
-            client,
+            client_command("batched", port, 0, script),
             cwd=ROOT,
             capture_output=True,
             text=True,
