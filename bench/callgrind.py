@@ -14,16 +14,30 @@ import subprocess
 from pathlib import Path
 
 
-def wrap(cmd: list[str], out: Path | str, cache_sim: bool = False) -> list[str]:
+def wrap(
+    cmd: list[str],
+    out: Path | str,
+    cache_sim: bool = False,
+    last_level: str = "",
+    branch_sim: bool = False,
+) -> list[str]:
     """`cmd` under callgrind, counting nothing yet; its counts go to `<out>.<pid>`.
     `cache_sim`: callgrind also simulates the caches and counts their misses
     (first level for instructions and data, and the last level), at about
-    twice the run's time."""
+    twice the run's time.  `last_level` ("size,associativity,line size" in
+    bytes, valgrind's --LL) sizes the simulated last level: by default valgrind
+    takes what the machine reports, which on a VM may be the host's whole
+    cache rather than this guest's share of it.  `branch_sim`: callgrind also
+    simulates branch prediction and counts the branches it mispredicts
+    (conditional and indirect: the interpreter's dispatch is mostly the
+    latter)."""
     return [
         "valgrind",
         "--tool=callgrind",
         "--instr-atstart=no",
-        *(["--cache-sim=yes"] if cache_sim else []),
+        *(["--cache-sim=yes"] if cache_sim or last_level else []),
+        *([f"--LL={last_level}"] if last_level else []),
+        *(["--branch-sim=yes"] if branch_sim else []),
         f"--callgrind-out-file={out}.%p",
         *cmd,
     ]

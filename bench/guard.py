@@ -213,8 +213,9 @@ def _summaries(out: Path, pid: int, count: int) -> list[dict[str, int]]:
 
 
 #: callgrind's cache misses (`--cache-sim`): first level for instructions and
-#: data (read, write), last level the same
-MISSES = ("I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw")
+#: data (read, write), last level the same; and its mispredicted branches
+#: (`--branch-sim`), conditional and indirect
+MISSES = ("I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bcm", "Bim")
 
 
 def server_env(rooms: int, data: Path) -> dict[str, str]:
@@ -251,7 +252,10 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     if kind == "metrics":  # the card room with its metrics on (issue: under 3% more)
         env |= {"METRICS": "true", "METRICS_TOKEN": "guard"}
     server = "before" if before else ("batched" if kind == "metrics" else kind)
-    proc = _start_server(server, port, out, before, extra_env=env, cache_sim=args.cache_sim)
+    proc = _start_server(
+        server, port, out, before, extra_env=env,
+        cache_sim=args.cache_sim, last_level=args.last_level, branch_sim=args.branch_sim,
+    )  # fmt: skip
     try:
         cmd = client_command(kind, port, proc.pid, args)
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
@@ -282,7 +286,7 @@ def _measure(kind: str, args: argparse.Namespace) -> dict[str, Any]:
         "spread": (max(per) - min(per)) / statistics.median(per),
         "windows": client["windows"],
         "errors": client["errors"],
-        # every window's misses over every window's moves (`--cache-sim`)
+        # every window's misses over every window's moves (`--cache-sim`, `--branch-sim`)
         "misses_per_action": {
             e: sum(d[e] for d in dumps) / max(1, moves) for e in MISSES if e in dumps[0]
         },
@@ -330,7 +334,7 @@ def parent_main(args: argparse.Namespace) -> dict[str, Any]:
         )
         if r["misses_per_action"]:
             misses = ", ".join(f"{e} {n:,.0f}" for e, n in r["misses_per_action"].items())
-            print(f"{'':16} cache misses per action: {misses}")
+            print(f"{'':16} misses per action: {misses}")
     for kind in befores:
         print(f"bare / {kind}: {100 * bare['median'] / results[kind]['median']:.1f}%")
     report["metrics_cost"] = _metrics_cost(results)
@@ -377,6 +381,19 @@ def main() -> None:
         action="store_true",
         help="callgrind also simulates the caches: each server's misses per action "
         "(first and last level), at about twice the time",
+    )
+    ap.add_argument(
+        "--last-level",
+        default="",
+        metavar="SIZE,ASSOC,LINE",
+        help="with the caches simulated, the last level's geometry in bytes "
+        "(valgrind's --LL, e.g. 1048576,16,64 for this machine's 1 MB L2 a core)",
+    )
+    ap.add_argument(
+        "--branch-sim",
+        action="store_true",
+        help="callgrind also simulates branch prediction: each server's mispredicted "
+        "branches per action",
     )
     ap.add_argument(
         "--keep", default="", help="copy each server's callgrind dumps into DIR/<server>"

@@ -607,10 +607,13 @@ def _start_server(
     log: Path | None = None,
     extra_env: dict[str, str] | None = None,
     cache_sim: bool = False,
+    last_level: str = "",
+    branch_sim: bool = False,
 ) -> subprocess.Popen[bytes]:
     """The server on `port`; its output goes to `log` when given (bench/soak.py
     reads it for errors); `extra_env` is added to its environment;
-    `cache_sim`: under callgrind, its caches simulated too (bench/callgrind.py)."""
+    `cache_sim`, `last_level`, `branch_sim`: under callgrind, its caches or
+    branch prediction simulated too (bench/callgrind.py)."""
     target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
     root = ROOT
     if kind == "before":
@@ -644,7 +647,7 @@ def _start_server(
             cwd=root, env=env, check=True, capture_output=True,
         )  # fmt: skip
     if callgrind is not None:
-        cmd = callgrind_run.wrap(cmd, callgrind, cache_sim)
+        cmd = callgrind_run.wrap(cmd, callgrind, cache_sim, last_level, branch_sim)
         env["AUTH_TIMEOUT"] = "120"  # a first message read late under valgrind is not late
     out = log.open("wb") if log is not None else None
     proc = subprocess.Popen(

@@ -103,15 +103,24 @@ def test_every_window_plays_the_same_games_when_every_turn_is_late(tmp_path: Pat
 
 def test_each_dump_is_read_by_event_with_or_without_the_caches(tmp_path: Path) -> None:
     """The guard reads a dump's `events:` and `summary:` lines by name: the
-    instructions (`Ir`) for its figure, and with `--cache-sim` the caches'
-    misses, which callgrind lists after them (bench/callgrind.py `wrap`)."""
+    instructions (`Ir`) for its figure, and with `--cache-sim` and
+    `--branch-sim` the caches' misses and the mispredicted branches, which
+    callgrind lists after them (bench/callgrind.py `wrap`)."""
     out = tmp_path / "server"
     plain = "version: 1\ncmd: python\nevents: Ir\nfn=(1) main\n3 7\nsummary: 1200\ntotals: 1200\n"
-    caches = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nsummary: 600 100 50 7 8 3 0 1 2\n"
+    caches = (
+        "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim\n"
+        "summary: 600 100 50 7 8 3 0 1 2 40 5 10 4\n"
+    )
     (tmp_path / "server.42.1").write_text(plain)
     (tmp_path / "server.42.2").write_text(caches)
     first, second = _summaries(out, 42, 2)
     assert first == {"Ir": 1200}
     assert second["Ir"] == 600 and second["D1mr"] == 8 and second["DLmw"] == 2
+    assert second["Bcm"] == 5 and second["Bim"] == 4
     assert "--cache-sim=yes" in callgrind.wrap(["python"], out, cache_sim=True)
     assert "--cache-sim=yes" not in callgrind.wrap(["python"], out)
+    # a last level of a given size simulates the caches, at that size
+    sized = callgrind.wrap(["python"], out, last_level="1048576,16,64")
+    assert "--cache-sim=yes" in sized and "--LL=1048576,16,64" in sized
+    assert "--branch-sim=yes" in callgrind.wrap(["python"], out, branch_sim=True)
