@@ -292,16 +292,26 @@ def _receiver(room: RoomDriver, p: Player) -> Any:
 
 async def _post(http: Any, url: str, body: dict[str, Any]) -> dict[str, Any]:
     """POST with a few retries: thousands of set-up requests at once can meet a
-    connection the server has just closed (keep-alive expiry)."""
+    connection the server has just closed (keep-alive expiry).
+
+    Only a request the server cannot have acted on is sent again: one that
+    found no connection, or whose connection was closed with no response
+    (`RemoteProtocolError`, what that expiry gives).  A timeout or an error
+    status may come after the room was made or the seat taken, and a second
+    room would make every later room's deals one further along the guard's
+    DEAL_CYCLE (bench/guard.py): those fail the run instead."""
+    import httpx
+
     for attempt in range(5):
         try:
             r = await http.post(url, json=body)
-            r.raise_for_status()
-            return dict(r.json())
-        except Exception:
+        except (httpx.ConnectError, httpx.RemoteProtocolError):
             if attempt == 4:
                 raise
             await asyncio.sleep(0.2 * (attempt + 1))
+            continue
+        r.raise_for_status()
+        return dict(r.json())
     raise AssertionError("unreachable")
 
 
