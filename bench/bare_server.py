@@ -1,10 +1,17 @@
 """The yardstick for bench/load.py: a bare FastAPI WebSocket fan-out server.
 
-No rules, no rooms layer, no storage: each message from a player bumps its
-room's version and sends every player of that room its own ~1 KB JSON view
-(orjson-encoded, as the real server does), then an ack to the sender.  It
+No rules, no rooms layer, no storage (but see BARE_STORE below): each
+message from a player bumps its room's version and sends every player of
+that room its own ~1 KB JSON view (orjson-encoded, as the real server does),
+then an ack to the sender.  It
 speaks just enough of docs/protocol.md for the load client to drive it:
 views carry `legal` for the seat whose turn it is (version mod 4).
+
+With BARE_STORE naming a file (bench/load.py's `barestore`), each message
+is first stored there, as the card room stores each action before anyone
+sees it: SQLite in WAL mode with `synchronous` NORMAL, what a turn of the
+loop asked for committed together on the loop itself (`_Store`).  It is the
+yardstick for what storing before the broadcast costs on its own.
 
 Run: uvicorn bench.bare_server:app --ws websockets-sansio
 Connect: /ws/{room}/{seat}  (seat 0..3)
@@ -12,7 +19,10 @@ Connect: /ws/{room}/{seat}  (seat 0..3)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
+import sqlite3
 from typing import Any
 
 import orjson
@@ -28,6 +38,49 @@ CARDS = [
 
 app = FastAPI()
 rooms: dict[str, dict[str, Any]] = {}
+
+
+class _Store:
+    """Messages stored before their views go out: each waits for the commit
+    of the batch that the loop's turn gathered (one commit for many rooms'
+    messages at a busy time, as the card room's appends)."""
+
+    def __init__(self, path: str) -> None:
+        # opened on import, used on the loop's thread alone from then on
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS log (room TEXT, v INTEGER, body TEXT,"
+            " PRIMARY KEY (room, v)) WITHOUT ROWID"
+        )
+        self.waiting: list[tuple[tuple[str, int, str], asyncio.Future[None]]] = []
+
+    def add(self, room: str, v: int, body: str) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        if not self.waiting:
+            loop.call_soon(self._commit)
+        self.waiting.append(((room, v, body), done))
+        return done
+
+    def _commit(self) -> None:
+        batch, self.waiting = self.waiting, []
+        try:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT INTO log VALUES (?, ?, ?)", [row for row, _ in batch])
+            self.db.execute("COMMIT")
+        except sqlite3.Error as err:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            for _, done in batch:
+                done.set_exception(err)
+            return
+        for _, done in batch:
+            done.set_result(None)
+
+
+store = _Store(os.environ["BARE_STORE"]) if os.environ.get("BARE_STORE") else None
 
 
 def _room(code: str) -> dict[str, Any]:
@@ -80,6 +133,8 @@ async def socket(websocket: WebSocket, code: str, seat: int) -> None:
             msg = orjson.loads(text)
             room["v"] += 1
             v = room["v"]
+            if store is not None:
+                await store.add(code, v, text)
             for s, ws in enumerate(room["sockets"]):
                 if ws is not None:
                     with contextlib.suppress(Exception):

@@ -416,6 +416,8 @@ async def _setup_bare(port: int, n: int) -> list[RoomDriver]:
 #: that level (batched sockets, as `batched`): the measured rooms' figures
 #: against `batched` say what those bots cost everyone else
 BOT_KINDS = {"strongbots": "strong", "normalbots": "normal"}
+#: the yardstick, and the yardstick storing each message first
+BARE_KINDS = ("bare", "barestore")
 
 
 async def _bot_rooms(
@@ -484,7 +486,7 @@ async def client_main(args: argparse.Namespace) -> dict[str, Any]:
 
     base = f"http://127.0.0.1:{args.port}"
     t_setup = time.perf_counter()
-    if args.server == "bare":
+    if args.server in BARE_KINDS:
         rooms = await _setup_bare(args.port, args.rooms)
     else:
         batch = args.server in ("batched", "before", "owner", "spread", *BOT_KINDS)
@@ -624,7 +626,7 @@ def _start_server(
     reads it for errors); `extra_env` is added to its environment;
     `cache_sim`, `last_level`, `branch_sim`: under callgrind, its caches or
     branch prediction simulated too (bench/callgrind.py)."""
-    target = "bench.bare_server:app" if kind == "bare" else "app.main:app"  # real, batched
+    target = "bench.bare_server:app" if kind in BARE_KINDS else "app.main:app"  # real, batched
     root = ROOT
     if kind == "before":
         if before not in _EXPORTS:
@@ -644,7 +646,11 @@ def _start_server(
         **OPEN_DOORS,
         **(extra_env or {}),
     }
-    if kind != "bare":
+    if kind == "barestore":  # bare, each message stored before its views go out
+        if "BARE_STORE" not in env:
+            data = Path(tempfile.mkdtemp(prefix="cardroom-bench-"))
+            env["BARE_STORE"] = str(data / "bare.db")
+    elif kind != "bare":
         # the real server as `make run` serves it: every action committed to a
         # freshly migrated SQLite file before its views go out
         if "BENCH_DATABASE_URL" in env:
@@ -786,7 +792,7 @@ def parent_main(args: argparse.Namespace) -> None:
             return [r for r in results if (r["rooms"], r["server"], r["mode"]) == (n, kind, mode)]
 
         bare = runs("bare", "saturation")
-        for kind in ("real", "batched", "before", "owner", "spread", *BOT_KINDS):
+        for kind in ("real", "batched", "before", "owner", "spread", "barestore", *BOT_KINDS):
             sat, paced = runs(kind, "saturation"), runs(kind, "paced")
             if sat and bare:
                 per_round = [
@@ -825,6 +831,14 @@ def parent_main(args: argparse.Namespace) -> None:
                     f"{kind} paced at {n} rooms: p99 {_median(p99)} ms (median of "
                     f"{len(p99)}: {', '.join(str(x) for x in p99)}; target < 50 ms)"
                 )
+        stored, room = runs("barestore", "saturation"), runs("batched", "saturation")
+        if stored and room:  # the card room against a yardstick that stores as it does
+            us_room = _median([r["server_cpu_us_per_action"] for r in room])
+            us_stored = _median([r["server_cpu_us_per_action"] for r in stored])
+            print(
+                f"batched CPU per action at {n} rooms: {us_room:.0f} us vs barestore "
+                f"{us_stored:.0f} us = {100 * us_stored / us_room:.0f}%"
+            )
         plain = runs("batched", "paced")
         for kind, level in BOT_KINDS.items():
             with_bots = runs(kind, "paced")
@@ -896,7 +910,8 @@ def main() -> None:
         help="real: the card room, one message per frame; batched: the card room with "
         "?batch=1 (a change's messages in one frame); before: batched, at --before; "
         "strongbots, normalbots: batched, with --bot-rooms rooms of bots playing beside; "
-        "bare: bench/bare_server.py",
+        "bare: bench/bare_server.py; barestore: bare, each message stored in SQLite "
+        "before its views go out (what storing costs alone)",
     )
     ap.add_argument("--duration", type=float, default=15.0, help="measured seconds per run")
     ap.add_argument("--warmup", type=float, default=3.0)
