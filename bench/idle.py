@@ -33,7 +33,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.load import _free_port, _start_server, lite_connect
+from bench.load import _free_port, _start_server, lite_connect, stop_server
 
 #: short graces so the bots take over quickly; bots as fast as a person glances
 SETTINGS = {"disconnect_grace": 1, "bot_delay": 0.05, "posso_window": 0, "cut": 0}
@@ -144,8 +144,7 @@ def main() -> None:
         try:
             r = asyncio.run(run(port, proc.pid, args.rooms, log))
         finally:
-            proc.terminate()
-            proc.wait(30)
+            stop_server(proc, grace=30)
         name = f"before ({args.before})" if kind == "before" else "this revision"
         print(
             f"{name}: {args.rooms} rooms nobody is in: {r['cpu_pct']:.2f}% of a core over "

@@ -53,6 +53,7 @@ import gc
 import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -646,6 +647,7 @@ def _start_server(
         **OPEN_DOORS,
         **(extra_env or {}),
     }
+    data: Path | None = None  # a folder made here for the server's database
     if kind == "barestore":  # bare, each message stored before its views go out
         if "BARE_STORE" not in env:
             data = Path(tempfile.mkdtemp(prefix="cardroom-bench-"))
@@ -669,6 +671,8 @@ def _start_server(
     proc = subprocess.Popen(
         cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT if out else None
     )
+    if data is not None:
+        _DATA[proc.pid] = data
     # under valgrind on a busy shared machine, starting alone takes minutes
     deadline = time.time() + (1800 if callgrind is not None else 30)
     while time.time() < deadline:
@@ -677,7 +681,7 @@ def _start_server(
                 return proc
         except OSError:
             time.sleep(0.1)
-    proc.kill()
+    stop_server(proc, grace=0)
     raise RuntimeError(f"{kind} server did not start")
 
 
@@ -738,13 +742,21 @@ def _one_run(kind: str, n: int, mode: str, args: argparse.Namespace) -> dict[str
 
 def stop_server(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
     """Stop a server this bench started, by its own handle: SIGTERM (under
-    callgrind it writes its last counts then), SIGKILL past `grace` seconds."""
+    callgrind it writes its last counts then), SIGKILL past `grace` seconds;
+    then remove the folder `_start_server` made for its database, if any."""
     proc.terminate()
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(grace)
     if proc.poll() is None:
         proc.kill()
         proc.wait()
+    data = _DATA.pop(proc.pid, None)
+    if data is not None:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+#: the folder `_start_server` made for each server's database, by its pid
+_DATA: dict[int, Path] = {}
 
 
 def _instructions(out: Path, pid: int, result: dict[str, Any]) -> float:

@@ -49,7 +49,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.load import _free_port, _start_server, lite_connect
+from bench.load import _free_port, _start_server, lite_connect, stop_server
 
 #: (game, people on sockets, bots added by the host; Big Two fills its own)
 TABLES = [("bigtwo", 2, 0), ("posso", 2, 1), ("possession", 2, 1), ("possum", 2, 1)]
@@ -258,8 +258,7 @@ def main() -> None:
     try:
         errors = asyncio.run(soak(port, proc.pid, args.rooms, args.minutes, log, db))
     finally:
-        proc.terminate()
-        proc.wait(30)
+        stop_server(proc, grace=30)
     print(f"server log: {log}")
     sys.exit(1 if errors else 0)
 

@@ -55,3 +55,18 @@ def test_no_view_goes_out_while_its_message_cannot_be_stored(server: tuple[int, 
         with sqlite3.connect(store) as db:
             assert db.execute("SELECT room, v FROM log").fetchall() == [("R1", view["v"])]
     blocker.close()
+
+
+def test_the_folder_made_for_a_servers_database_goes_with_it() -> None:
+    """A bench run starts many servers: the database folder `_start_server`
+    made for one is removed when `stop_server` stops it."""
+    port = _free_port()
+    proc = _start_server("barestore", port)
+    try:
+        environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+        named = next(e for e in environ if e.startswith(b"BARE_STORE="))
+        store = Path(named.partition(b"=")[2].decode())
+        assert store.exists()
+    finally:
+        stop_server(proc)
+    assert not store.parent.exists()
