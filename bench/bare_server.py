@@ -3,9 +3,9 @@
 No rules, no rooms layer, no storage (but see BARE_STORE below): each
 message from a player bumps its room's version and sends every player of
 that room its own ~1 KB JSON view (orjson-encoded, as the real server does),
-then an ack to the sender.  It
-speaks just enough of docs/protocol.md for the load client to drive it:
-views carry `legal` for the seat whose turn it is (version mod 4).
+then an ack to the sender.  It speaks just enough of docs/protocol.md for
+the load client to drive it: views carry `legal` for the seat whose turn it
+is (version mod 4).
 
 With BARE_STORE naming a file (bench/load.py's `barestore`), each message
 is first stored there, as the card room stores each action before anyone
