@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import orjson
@@ -43,8 +44,10 @@ def test_no_view_goes_out_while_its_message_cannot_be_stored(server: tuple[int, 
     """Another connection holds the write lock: no view of a message sent
     meanwhile arrives until it lets go."""
     port, store = server
-    blocker = sqlite3.connect(store, isolation_level=None)
-    with connect(f"ws://127.0.0.1:{port}/ws/R1/0") as ws:
+    with (
+        closing(sqlite3.connect(store, isolation_level=None)) as blocker,
+        connect(f"ws://127.0.0.1:{port}/ws/R1/0") as ws,
+    ):
         ws.recv(timeout=10)
         blocker.execute("BEGIN IMMEDIATE")
         ws.send(orjson.dumps({"id": 1, "type": "action"}).decode())
@@ -54,7 +57,6 @@ def test_no_view_goes_out_while_its_message_cannot_be_stored(server: tuple[int, 
         view = orjson.loads(ws.recv(timeout=10))
         with sqlite3.connect(store) as db:
             assert db.execute("SELECT room, v FROM log").fetchall() == [("R1", view["v"])]
-    blocker.close()
 
 
 def test_the_folder_made_for_a_servers_database_goes_with_it() -> None:
