@@ -13,6 +13,16 @@ sees it: SQLite in WAL mode with `synchronous` NORMAL, what a turn of the
 loop asked for committed together on the loop itself (`_Store`).  It is the
 yardstick for what storing before the broadcast costs on its own.
 
+With BARE_RULES=1 as well (bench/load.py's `barerules`), each room plays
+real Big Two: a message is an action that the engine (app/games/bigtwo)
+checks and applies before it is stored, each view's game part is the
+engine's (the part every seat shares made once a change, `Game.public_view`,
+and each seat's own part) and its `legal` the engine's legal actions for a
+seat to act, and a game over is dealt again at once.  Nothing else of the
+card room is there (no events, rooms, people, timers, or parts kept between
+changes): a floor under what any server that plays by the rules and stores
+before it tells must do per action.
+
 Run: uvicorn bench.bare_server:app --ws websockets-sansio
 Connect: /ws/{room}/{seat}  (seat 0..3)
 """
@@ -23,11 +33,15 @@ import asyncio
 import contextlib
 import os
 import sqlite3
+import zlib
 from typing import Any
 
 import orjson
 from fastapi import FastAPI, WebSocket
 from starlette.websockets import WebSocketDisconnect
+
+from app.games import IllegalAction
+from app.games.bigtwo import BIGTWO
 
 SEATS = 4
 CARDS = [
@@ -81,19 +95,57 @@ class _Store:
 
 
 store = _Store(os.environ["BARE_STORE"]) if os.environ.get("BARE_STORE") else None
+rules = os.environ.get("BARE_RULES") == "1"
+
+
+def _deal(code: str, game: int) -> Any:
+    """A room's `game`-th deal, the same in every run."""
+    return BIGTWO.new_game(SEATS, {}, seed=zlib.crc32(f"{code}:{game}".encode()))
 
 
 def _room(code: str) -> dict[str, Any]:
     room = rooms.get(code)
     if room is None:
-        room = rooms[code] = {"v": 0, "sockets": [None] * SEATS}
+        room = rooms[code] = {"v": 0, "sockets": [None] * SEATS, "games": 0}
+        room["state"] = _deal(code, 0) if rules else None
     return room
 
 
-def _view(code: str, v: int, seat: int) -> bytes:
-    """About 1 KB: a room part, a hand, public counts and (for the mover) legal moves."""
-    turn = v % SEATS
-    hand = CARDS[seat * 13 : seat * 13 + 13]
+def _game_parts(state: Any) -> list[tuple[dict[str, Any], Any]]:
+    """Each seat's game view and legal moves from the engine, the way its
+    contract allows at least cost: the part every seat shares made once, legal
+    moves only for a seat to act."""
+    public, acting = BIGTWO.public_view(state), BIGTWO.to_act(state)
+    return [
+        (
+            {**BIGTWO.seat_view(state, seat), **public},
+            BIGTWO.legal_actions(state, seat) if seat in acting else None,
+        )
+        for seat in range(SEATS)
+    ]
+
+
+def _view(
+    code: str, v: int, seat: int, parts: list[tuple[dict[str, Any], Any]] | None = None
+) -> bytes:
+    """About 1 KB: a room part, a hand, public counts and (for the mover) legal
+    moves; with `parts` (`_game_parts`), the game part and the legal moves are
+    the engine's."""
+    if parts is None:
+        turn = v % SEATS
+        hand = CARDS[seat * 13 : seat * 13 + 13]
+        game: dict[str, Any] = {
+            "seat": seat,
+            "turn": turn,
+            "phase": "play",
+            "hand": hand,
+            "counts": [13, 13, 13, 13],
+            "trick": {"cards": hand[:2], "seat": turn, "category": "pair"},
+            "played_count": v % 52,
+        }
+        legal = [{"type": "play", "cards": [c]} for c in hand[:8]] if seat == turn else None
+    else:
+        game, legal = parts[seat]
     view = {
         "room": {
             "code": code,
@@ -106,19 +158,28 @@ def _view(code: str, v: int, seat: int) -> bytes:
             "settings": {"posso_window": 3.0, "posso_answer": 5.0, "cut": 15.0, "bot_delay": 0.8},
         },
         "you": {"seat": seat, "host": seat == 0, "name": f"Player {seat}"},
-        "game": {
-            "seat": seat,
-            "turn": turn,
-            "phase": "play",
-            "hand": hand,
-            "counts": [13, 13, 13, 13],
-            "trick": {"cards": hand[:2], "seat": turn, "category": "pair"},
-            "played_count": v % 52,
-        },
-        "legal": [{"type": "play", "cards": [c]} for c in hand[:8]] if seat == turn else None,
+        "game": game,
+        "legal": legal,
         "timer": None,
     }
     return orjson.dumps({"v": v, "view": view})
+
+
+def _refusal(room: dict[str, Any], code: str, seat: int, msg: dict[str, Any]) -> str | None:
+    """The message's action, checked and applied by the engine (a game over
+    dealt again at once); the engine's refusal if it was not legal."""
+    action = msg.get("action")
+    try:
+        if not isinstance(action, dict):
+            raise IllegalAction("bad_action", 'a message is {"action": {...}}')
+        state, _events = BIGTWO.apply(room["state"], seat, action)
+    except IllegalAction as err:
+        return orjson.dumps({"re": msg.get("id"), "error": err.as_dict(), "v": room["v"]}).decode()
+    if BIGTWO.is_over(state):
+        room["games"] += 1
+        state = _deal(code, room["games"])
+    room["state"] = state
+    return None
 
 
 @app.websocket("/ws/{code}/{seat}")
@@ -126,19 +187,25 @@ async def socket(websocket: WebSocket, code: str, seat: int) -> None:
     await websocket.accept()
     room = _room(code)
     room["sockets"][seat] = websocket
-    await websocket.send_text(_view(code, room["v"], seat).decode())
+    parts = _game_parts(room["state"]) if rules else None
+    await websocket.send_text(_view(code, room["v"], seat, parts).decode())
     try:
         while True:
             text = await websocket.receive_text()
             msg = orjson.loads(text)
+            refused = _refusal(room, code, seat, msg) if rules else None
+            if refused is not None:
+                await websocket.send_text(refused)
+                continue
             room["v"] += 1
             v = room["v"]
             if store is not None:
                 await store.add(code, v, text)
+            parts = _game_parts(room["state"]) if rules else None
             for s, ws in enumerate(room["sockets"]):
                 if ws is not None:
                     with contextlib.suppress(Exception):
-                        await ws.send_text(_view(code, v, s).decode())
+                        await ws.send_text(_view(code, v, s, parts).decode())
             ack = orjson.dumps({"re": msg.get("id"), "ok": True, "v": v}).decode()
             await websocket.send_text(ack)
     except (WebSocketDisconnect, RuntimeError):

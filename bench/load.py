@@ -418,7 +418,7 @@ async def _setup_bare(port: int, n: int) -> list[RoomDriver]:
 #: against `batched` say what those bots cost everyone else
 BOT_KINDS = {"strongbots": "strong", "normalbots": "normal"}
 #: the yardstick, and the yardstick storing each message first
-BARE_KINDS = ("bare", "barestore")
+BARE_KINDS = ("bare", "barestore", "barerules")
 
 
 async def _bot_rooms(
@@ -648,7 +648,9 @@ def _start_server(
         **(extra_env or {}),
     }
     data: Path | None = None  # a folder made here for the server's database
-    if kind == "barestore":  # bare, each message stored before its views go out
+    if kind in ("barestore", "barerules"):  # bare, each message stored before its views go out
+        if kind == "barerules":  # and checked and applied by the Big Two engine first
+            env["BARE_RULES"] = "1"
         if "BARE_STORE" not in env:
             data = Path(tempfile.mkdtemp(prefix="cardroom-bench-"))
             env["BARE_STORE"] = str(data / "bare.db")
@@ -804,7 +806,9 @@ def parent_main(args: argparse.Namespace) -> None:
             return [r for r in results if (r["rooms"], r["server"], r["mode"]) == (n, kind, mode)]
 
         bare = runs("bare", "saturation")
-        for kind in ("real", "batched", "before", "owner", "spread", "barestore", *BOT_KINDS):
+        for kind in (
+            "real", "batched", "before", "owner", "spread", "barestore", "barerules", *BOT_KINDS
+        ):  # fmt: skip
             sat, paced = runs(kind, "saturation"), runs(kind, "paced")
             if sat and bare:
                 per_round = [
@@ -843,12 +847,16 @@ def parent_main(args: argparse.Namespace) -> None:
                     f"{kind} paced at {n} rooms: p99 {_median(p99)} ms (median of "
                     f"{len(p99)}: {', '.join(str(x) for x in p99)}; target < 50 ms)"
                 )
-        stored, room = runs("barestore", "saturation"), runs("batched", "saturation")
-        if stored and room:  # the card room against a yardstick that stores as it does
+        room = runs("batched", "saturation")
+        for floor in ("barestore", "barerules"):
+            # the card room against a yardstick that stores (and plays) as it does
+            stored = runs(floor, "saturation")
+            if not (stored and room):
+                continue
             us_room = _median([r["server_cpu_us_per_action"] for r in room])
             us_stored = _median([r["server_cpu_us_per_action"] for r in stored])
             print(
-                f"batched CPU per action at {n} rooms: {us_room:.0f} us vs barestore "
+                f"batched CPU per action at {n} rooms: {us_room:.0f} us vs {floor} "
                 f"{us_stored:.0f} us = {100 * us_stored / us_room:.0f}%"
             )
         plain = runs("batched", "paced")
@@ -923,7 +931,9 @@ def main() -> None:
         "?batch=1 (a change's messages in one frame); before: batched, at --before; "
         "strongbots, normalbots: batched, with --bot-rooms rooms of bots playing beside; "
         "bare: bench/bare_server.py; barestore: bare, each message stored in SQLite "
-        "before its views go out (what storing costs alone)",
+        "before its views go out (what storing costs alone); barerules: barestore, "
+        "each message a Big Two move the engine checks and applies first (a floor "
+        "under any server that plays by the rules and stores first)",
     )
     ap.add_argument("--duration", type=float, default=15.0, help="measured seconds per run")
     ap.add_argument("--warmup", type=float, default=3.0)

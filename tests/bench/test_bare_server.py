@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import ExitStack, closing
 from pathlib import Path
 
 import orjson
 import pytest
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 
 from bench.load import _free_port, _start_server, stop_server
 
@@ -72,3 +72,41 @@ def test_the_folder_made_for_a_servers_database_goes_with_it() -> None:
     finally:
         stop_server(proc)
     assert not store.parent.exists()
+
+
+def test_barerules_plays_by_the_engine_and_stores_only_legal_moves(tmp_path: Path) -> None:
+    """`barerules`: a move the engine refuses gets its refusal and is neither
+    stored nor told; a legal one (from the view's `legal`) is stored, and the
+    views that follow are the engine's, the next seat's legal moves with them."""
+    store, port = tmp_path / "bare.db", _free_port()
+    proc = _start_server("barerules", port, extra_env={"BARE_STORE": str(store)})
+    try:
+        with ExitStack() as open_sockets:
+            url = f"ws://127.0.0.1:{port}/ws/R1/"
+            _play_one_move(
+                store, [open_sockets.enter_context(connect(f"{url}{s}")) for s in range(4)]
+            )
+    finally:
+        stop_server(proc)
+
+
+def _play_one_move(store: Path, sockets: list[ClientConnection]) -> None:
+    views = [orjson.loads(ws.recv(timeout=10))["view"] for ws in sockets]
+    mover = next(seat for seat, view in enumerate(views) if view["legal"])
+    assert [view["game"]["seat"] for view in views] == [0, 1, 2, 3]
+    assert "3C" in views[mover]["game"]["hand"]  # Big Two's first lead holds it
+    other = (mover + 1) % 4
+    sockets[other].send(orjson.dumps({"id": 1, "action": {"type": "pass"}}).decode())
+    refused = orjson.loads(sockets[other].recv(timeout=10))
+    assert refused["re"] == 1 and refused["error"]["code"] and refused["v"] == 0
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT count(*) FROM log").fetchone() == (0,)
+    move = views[mover]["legal"][0]
+    sockets[mover].send(orjson.dumps({"id": 2, "action": move}).decode())
+    after = [orjson.loads(ws.recv(timeout=10)) for ws in sockets]
+    assert {frame["v"] for frame in after} == {1}
+    assert len(after[mover]["view"]["game"]["hand"]) == 13 - len(move["cards"])
+    assert after[mover]["view"]["legal"] is None
+    assert sum(frame["view"]["legal"] is not None for frame in after) == 1
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT room, v FROM log").fetchall() == [("R1", 1)]
