@@ -417,7 +417,8 @@ async def _setup_bare(port: int, n: int) -> list[RoomDriver]:
 #: that level (batched sockets, as `batched`): the measured rooms' figures
 #: against `batched` say what those bots cost everyone else
 BOT_KINDS = {"strongbots": "strong", "normalbots": "normal"}
-#: the yardstick, and the yardstick storing each message first
+#: the yardstick; the yardstick storing each message first; and that one
+#: playing real Big Two through the engine as well
 BARE_KINDS = ("bare", "barestore", "barerules")
 
 

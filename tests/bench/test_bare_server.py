@@ -4,10 +4,12 @@ stores each action.  A real uvicorn, as bench/load.py starts it."""
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack, closing
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -77,20 +79,20 @@ def test_the_folder_made_for_a_servers_database_goes_with_it() -> None:
 def test_barerules_plays_by_the_engine_and_stores_only_legal_moves(tmp_path: Path) -> None:
     """`barerules`: a move the engine refuses gets its refusal and is neither
     stored nor told; a legal one (from the view's `legal`) is stored, and the
-    views that follow are the engine's, the next seat's legal moves with them."""
+    views that follow are the engine's, the next seat's legal moves with them;
+    a game over is dealt again."""
     store, port = tmp_path / "bare.db", _free_port()
     proc = _start_server("barerules", port, extra_env={"BARE_STORE": str(store)})
     try:
         with ExitStack() as open_sockets:
             url = f"ws://127.0.0.1:{port}/ws/R1/"
-            _play_one_move(
-                store, [open_sockets.enter_context(connect(f"{url}{s}")) for s in range(4)]
-            )
+            sockets = [open_sockets.enter_context(connect(f"{url}{s}")) for s in range(4)]
+            _play_past_the_games_end(sockets, _play_one_move(store, sockets))
     finally:
         stop_server(proc)
 
 
-def _play_one_move(store: Path, sockets: list[ClientConnection]) -> None:
+def _play_one_move(store: Path, sockets: list[ClientConnection]) -> list[Any]:
     views = [orjson.loads(ws.recv(timeout=10))["view"] for ws in sockets]
     mover = next(seat for seat, view in enumerate(views) if view["legal"])
     assert [view["game"]["seat"] for view in views] == [0, 1, 2, 3]
@@ -98,15 +100,36 @@ def _play_one_move(store: Path, sockets: list[ClientConnection]) -> None:
     other = (mover + 1) % 4
     sockets[other].send(orjson.dumps({"id": 1, "action": {"type": "pass"}}).decode())
     refused = orjson.loads(sockets[other].recv(timeout=10))
-    assert refused["re"] == 1 and refused["error"]["code"] and refused["v"] == 0
+    assert refused["re"] == 1 and refused["error"]["code"] == "not_your_turn"
+    assert refused["v"] == 0
     with sqlite3.connect(store) as db:
         assert db.execute("SELECT count(*) FROM log").fetchone() == (0,)
     move = views[mover]["legal"][0]
     sockets[mover].send(orjson.dumps({"id": 2, "action": move}).decode())
     after = [orjson.loads(ws.recv(timeout=10)) for ws in sockets]
+    assert orjson.loads(sockets[mover].recv(timeout=10)) == {"re": 2, "ok": True, "v": 1}
     assert {frame["v"] for frame in after} == {1}
     assert len(after[mover]["view"]["game"]["hand"]) == 13 - len(move["cards"])
     assert after[mover]["view"]["legal"] is None
     assert sum(frame["view"]["legal"] is not None for frame in after) == 1
     with sqlite3.connect(store) as db:
         assert db.execute("SELECT room, v FROM log").fetchall() == [("R1", 1)]
+    return [frame["view"] for frame in after]
+
+
+def _play_past_the_games_end(sockets: list[ClientConnection], views: list[Any]) -> None:
+    """Legal moves until one seat alone holds cards: the change that ends the
+    game deals the next one (13 cards a seat again), so the bench's players
+    never stop."""
+    rng = random.Random(36)
+    for n in range(3, 1000):
+        held = sum(len(view["game"]["hand"]) for view in views)
+        mover = next(seat for seat, view in enumerate(views) if view["legal"])
+        move = rng.choice(views[mover]["legal"])
+        sockets[mover].send(orjson.dumps({"id": n, "action": move}).decode())
+        views = [orjson.loads(ws.recv(timeout=10))["view"] for ws in sockets]
+        assert orjson.loads(sockets[mover].recv(timeout=10))["re"] == n  # its ack
+        if held < 52 and [len(view["game"]["hand"]) for view in views] == [13] * 4:
+            assert sum(view["legal"] is not None for view in views) == 1
+            return
+    raise AssertionError("no game ended in 1,000 moves")
