@@ -133,7 +133,10 @@ def test_a_hidden_page_alerts_once_in_its_turn_and_clears_when_looked_at(alerted
           document.body.dataset.nudged, document.body.dataset.nudgeError, Notification.permission,
           (await navigator.serviceWorker.getRegistration())?.active?.state]"""
         said = page.evaluate(told)
-        raise AssertionError(f"{err}; told, error, permission, worker: {said}") from None
+        shown = notifications(page)  # none, or more than one: which, and their tags
+        raise AssertionError(
+            f"{err}; told, error, permission, worker: {said}; notifications: {shown}"
+        ) from None
     assert notifications(page) == [
         {
             "title": "Card room",
