@@ -87,7 +87,9 @@ def test_barerules_plays_by_the_engine_and_stores_only_legal_moves(tmp_path: Pat
         with ExitStack() as open_sockets:
             url = f"ws://127.0.0.1:{port}/ws/R1/"
             sockets = [open_sockets.enter_context(connect(f"{url}{s}")) for s in range(4)]
-            _play_past_the_games_end(sockets, _play_one_move(store, sockets))
+            dealt = _play_past_the_games_end(sockets, _play_one_move(store, sockets))
+            assert [len(view["game"]["hand"]) for view in dealt] == [13] * 4
+            assert sum(view["legal"] is not None for view in dealt) == 1
     finally:
         stop_server(proc)
 
@@ -117,10 +119,10 @@ def _play_one_move(store: Path, sockets: list[ClientConnection]) -> list[Any]:
     return [frame["view"] for frame in after]
 
 
-def _play_past_the_games_end(sockets: list[ClientConnection], views: list[Any]) -> None:
+def _play_past_the_games_end(sockets: list[ClientConnection], views: list[Any]) -> list[Any]:
     """Legal moves until one seat alone holds cards: the change that ends the
-    game deals the next one (13 cards a seat again), so the bench's players
-    never stop."""
+    game deals the next one, so the bench's players never stop.  The views
+    of that change."""
     rng = random.Random(36)
     for n in range(3, 1000):
         held = sum(len(view["game"]["hand"]) for view in views)
@@ -129,7 +131,6 @@ def _play_past_the_games_end(sockets: list[ClientConnection], views: list[Any]) 
         sockets[mover].send(orjson.dumps({"id": n, "action": move}).decode())
         views = [orjson.loads(ws.recv(timeout=10))["view"] for ws in sockets]
         assert orjson.loads(sockets[mover].recv(timeout=10))["re"] == n  # its ack
-        if held < 52 and [len(view["game"]["hand"]) for view in views] == [13] * 4:
-            assert sum(view["legal"] is not None for view in views) == 1
-            return
+        if held < sum(len(view["game"]["hand"]) for view in views):
+            return views  # cards came back: a new deal
     raise AssertionError("no game ended in 1,000 moves")
