@@ -181,11 +181,16 @@ export class TurnNudge {
       n.onclick = () => window.focus();
     };
     const refused = (err) => { document.body.dataset.nudgeError = String(err?.message || err); };
+    // how far the last alert got, for a test that waits for it in vain
+    const step = (where) => { document.body.dataset.nudgeStep = where; };
     const show = async () => {
+      step("finding the worker");
       const reg = navigator.serviceWorker ? await navigator.serviceWorker.getRegistration() : null;
-      if (!reg) return fromPage();
+      if (!reg) return (step("from the page"), fromPage());
+      step("asking the worker");
       // a worker not active yet, or being replaced: the page's own still tells
-      return reg.showNotification("Card room", options).catch((err) => { refused(err); fromPage(); });
+      return reg.showNotification("Card room", options)
+        .then(() => step("shown"), (err) => { refused(err); step("from the page"); fromPage(); });
     };
     show().catch(refused);
     document.body.dataset.nudged = String(Number(document.body.dataset.nudged || 0) + 1);

@@ -130,12 +130,13 @@ def test_a_hidden_page_alerts_once_in_its_turn_and_clears_when_looked_at(alerted
         wait_until(lambda: len(notifications(page)) == 1, 60, "the page's alert")
     except AssertionError as err:
         told = """async () => [
-          document.body.dataset.nudged, document.body.dataset.nudgeError, Notification.permission,
+          document.body.dataset.nudged, document.body.dataset.nudgeStep,
+          document.body.dataset.nudgeError, Notification.permission,
           (await navigator.serviceWorker.getRegistration())?.active?.state]"""
         said = page.evaluate(told)
         shown = notifications(page)  # none, or more than one: which, and their tags
         raise AssertionError(
-            f"{err}; told, error, permission, worker: {said}; notifications: {shown}"
+            f"{err}; told, how far, error, permission, worker: {said}; notifications: {shown}"
         ) from None
     assert notifications(page) == [
         {
