@@ -186,7 +186,10 @@ export class TurnNudge {
     const show = async () => {
       step("finding the worker");
       const reg = navigator.serviceWorker ? await navigator.serviceWorker.getRegistration() : null;
-      if (!reg) return (step("from the page"), fromPage());
+      if (!reg) {
+        step("from the page");
+        return fromPage();
+      }
       step("asking the worker");
       // a worker not active yet, or being replaced: the page's own still tells
       return reg.showNotification("Card room", options)
