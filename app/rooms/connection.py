@@ -2,7 +2,8 @@
 
 The room never awaits a socket.  It hands already-encoded frames to the
 connection, which queues them and wakes its writer; the writer sends them
-in order through the socket's own `send_text` (Starlette's, in production).
+in order through the send function it was given (in production the
+WebSocket's documented `send`, app/api/ws.py).
 A peer that stops reading therefore fills only its own queue, and past a
 limit the connection is dropped (the client reconnects with `since` and
 catches up): one slow or dead socket never holds up a room.
