@@ -24,7 +24,10 @@ Usage:
   nice -n 10 .venv/bin/python bench/arena.py                 # every default match
   .venv/bin/python bench/arena.py --game possum --deals 250 --lineup normal,random
   .venv/bin/python bench/arena.py --game bigtwo --lineup strong,normal --budget 120
-A line-up shorter than the seat count is filled with its last bot.
+A line-up shorter than the seat count is filled with its last bot.  Besides
+the levels a host can pick, a line-up may name `random` and `search` (the
+determinized search, also where the strong level is the heuristic: Possum):
+  .venv/bin/python bench/arena.py --game possum --seats 4 --lineup search,normal
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.bots.levels import ARENA_LEVELS, bot_for
+from app.bots.base import Bot
+from app.bots.levels import ARENA_LEVELS, bot_for, heuristic_for
+from app.bots.search import search_bot
 from app.games import GAMES
 
 #: every game and seat count the arena plays by default, each as
@@ -62,6 +67,13 @@ DEFAULT_MATCHES: list[tuple[str, int, dict[str, Any], list[str]]] = [
     ("posso", 2, {}, ["normal,random", "strong,normal"]),
     ("posso", 4, {}, ["normal,random", "strong,normal", "normal,easy"]),
 ]
+#: the arena's own level: the determinized search itself, also for a game
+#: whose strong level is its heuristic (Possum: docs/bots.md, "Figures")
+SEARCH = "search"
+LEVELS = (*ARENA_LEVELS, SEARCH)
+#: the levels that take --budget and --wall-cap
+SEARCHING = frozenset({"strong", SEARCH})
+
 #: Posso is ten long hands; the arena plays the first few and ranks by totals
 POSSO_HANDS = 3
 #: a game that runs longer than this many actions is a bug, not a slow game
@@ -85,7 +97,7 @@ class Match:
         opts = f" {json.dumps(self.options)}" if self.options else ""
         hands = f", {self.hands} hands" if self.game == "posso" else ""
         budget = ""
-        if "strong" in self.lineup:
+        if SEARCHING & set(self.lineup):
             budget = f", budget {self.budget or 'default'}"
             if self.wall_cap is not None:
                 budget += f", cap {self.wall_cap:g} s"
@@ -117,6 +129,17 @@ def seating(lineup: tuple[str, ...], rotation: int) -> list[str]:
     return [lineup[(s - rotation) % n] for s in range(n)]
 
 
+def arena_bot(game: str, level: str, budget: int | None, wall_cap: float | None) -> Bot:
+    """A seat's bot: a level a host can pick (app/bots/levels.py), random, or
+    the search."""
+    if level != SEARCH:
+        return bot_for(game, level, budget, wall_cap)
+    found = search_bot(game, heuristic_for(game), budget, wall_cap)
+    if found is None:
+        raise SystemExit(f"{game} has no search")
+    return found
+
+
 def play_deal(match: Match, seed: int) -> DealOutcome:
     """Every rotation of one deal.  Bots and the arena's own choices are seeded
     from the deal and rotation, so the same command replays the same games."""
@@ -125,7 +148,7 @@ def play_deal(match: Match, seed: int) -> DealOutcome:
     times: dict[str, list[float]] = defaultdict(list)
     for rotation in range(match.seats):
         levels = seating(match.lineup, rotation)
-        bots = [bot_for(match.game, level, match.budget, match.wall_cap) for level in levels]
+        bots = [arena_bot(match.game, level, match.budget, match.wall_cap) for level in levels]
         rngs = [random.Random(f"{seed}:{rotation}:{s}") for s in range(match.seats)]
         order = random.Random(f"{seed}:{rotation}:order")
         state = game.new_game(match.seats, match.options, seed)
@@ -249,12 +272,12 @@ def matches(args: argparse.Namespace) -> Iterator[Match]:
         for text in [args.lineup] if args.lineup else lineups:
             levels = text.split(",")
             for level in levels:
-                if level not in ARENA_LEVELS:
-                    raise SystemExit(f"unknown level {level!r}: one of {', '.join(ARENA_LEVELS)}")
+                if level not in LEVELS:
+                    raise SystemExit(f"unknown level {level!r}: one of {', '.join(LEVELS)}")
             full = tuple(levels + [levels[-1]] * (seats - len(levels)))[:seats]
-            strong = "strong" in full
-            budget = args.budget if strong else None
-            cap = args.wall_cap if strong else None
+            searching = bool(SEARCHING & set(full))
+            budget = args.budget if searching else None
+            cap = args.wall_cap if searching else None
             yield Match(game, seats, options, full, budget, args.hands, cap)
 
 
@@ -313,10 +336,14 @@ def main() -> None:
     p.add_argument("--game", default="all", choices=["all", *sorted(GAMES)])
     p.add_argument("--seats", type=int, default=0, help="only this seat count (0: every one)")
     p.add_argument("--options", help="the game's options as JSON (default: the match's own)")
-    p.add_argument("--lineup", help="levels from the first seat, e.g. strong,normal")
+    p.add_argument(
+        "--lineup", help="levels from the first seat, e.g. strong,normal (also random, search)"
+    )
     p.add_argument("--deals", type=int, default=50, help="deals per match (default 50)")
     p.add_argument("--first-seed", type=int, default=0)
-    p.add_argument("--budget", type=int, default=None, help="the strong bot's playouts a move")
+    p.add_argument(
+        "--budget", type=int, default=None, help="the strong (or search) bot's playouts a move"
+    )
     p.add_argument(
         "--wall-cap",
         type=float,
