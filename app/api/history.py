@@ -8,7 +8,7 @@ A game is named by its public id (random: it counts nothing), which every
 answer gives as `id` / `game_id`.  Its old sequential number, which links
 made before public ids hold, still names it - but only for those the game
 is shown to: anyone else is told there is no such game, as for a number
-never used, so numbers cannot be walked to count games (`found_game`).
+never used, so numbers cannot be walked to count games (`refused`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@
   move instead, as a distracted beginner would;
 - `normal`: the game's heuristic bot (what stands in for someone away);
 - `strong`: determinized search with the heuristic as its playout policy
-  (app/bots/search.py), for the games that have one; the heuristic otherwise.
+  (app/bots/search.py), for the games where it beats the heuristic; the
+  heuristic otherwise (Possum: `HEURISTIC_IS_STRONGER`, docs/bots.md).
 
 A game without its own heuristic still gets a player (RandomBot), so a room
 never stalls for want of one.

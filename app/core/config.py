@@ -88,7 +88,8 @@ class Settings(BaseSettings):
     #: (a refresh or a tunnel is back within them, and is no news)
     push_after: float = Field(default=5.0, ge=0)
     #: how push services can reach whoever runs the server (VAPID `sub`): a
-    #: mailto: or https: address; empty: PUBLIC_URL when it is https, else a
+    #: mailto: or https: address; empty: PUBLIC_URL's https://host (no port
+    #: or path) when it is https, else a
     #: mailto: at localhost (some services, Apple's, want a real one)
     push_contact: str = Field(default="", pattern=r"^((mailto:|https://)\S+)?$")
     #: the push services subscriptions may name (host suffixes): the server

@@ -17,7 +17,7 @@ the link; neither may follow its cards live from the history page.  The
 claimer's browser is not the person, so it reads the game only as the
 room's policy lets anyone else.
 
-A game is named by its public id (`public_id`, random: migration 0012), which
+A game is named by its public id (`public_id`, random: migration 0013), which
 counts nothing and cannot be walked; its row id is a sequence, and still
 names it for links made before (app/api/history.py answers a number only to
 those the game is shown to, and anyone else as if it did not exist).  A
@@ -96,7 +96,7 @@ NUMBER = r"[0-9]{1,10}"
 
 async def game_of_ref(s: AsyncSession, ref: str) -> int | None:
     """The row id of the game a route's id names: a public id, or (links
-    made before 0012) the number itself; None for no game."""
+    made before 0013) the number itself; None for no game."""
     if ref.isdigit():
         return int(ref)
     found = await s.scalar(select(GameRow.id).where(GameRow.public_id == ref))

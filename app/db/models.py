@@ -283,7 +283,8 @@ class Snapshot(Base):
 
 class SeatResult(Base):
     """One seat of one finished game, as the records pages count it: a summary
-    kept up when the game finishes (app/db/standings.py), so that a person's
+    kept up when the game finishes (app/db/summaries.py; app/db/standings.py
+    reads it), so that a person's
     records, a head-to-head and a room's evening read a few index pages
     instead of every game's result and score sheet.
 
@@ -334,7 +335,7 @@ class SeatResult(Base):
 
 class PersonTotal(Base):
     """A person's finished games of one kind at one place, summed: kept up
-    with `seat_results` (app/db/standings.py), so a person's records read a
+    with `seat_results` (app/db/summaries.py), so a person's records read a
     handful of rows however many games they played."""
 
     __tablename__ = "person_totals"

@@ -951,7 +951,7 @@ def _write_together(
 ) -> list[tuple[bool, Any]] | None:
     """One transaction for the whole batch: its outcomes once committed, or
     None, with nothing stored, if any append was refused.  The appends go
-    straight to the driver as two executemany calls (app/db/sqlite_appends.py);
+    straight to the driver as one executemany (app/db/sqlite_appends.py);
     each other write then runs inside a savepoint, so one that fails (a game
     that does not exist) undoes only itself."""
     if len(jobs) == 1 and isinstance(jobs[0], _Append):  # a quiet evening's batch

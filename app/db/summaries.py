@@ -1,7 +1,7 @@
 """Writing the records' summaries as a game finishes (app/db/standings.py
 reads them).
 
-Three tables, all derived from a finished game's result and score lines and
+Four tables, all derived from a finished game's result and score lines and
 written in the transaction that stores the result (`record_game`, called by
 app/db/writes.py), so they never disagree with it:
 

@@ -2,8 +2,9 @@
 
 Each function is the whole of one write - a room saved, a game started or
 finished, a score-sheet hand - in SQLAlchemy Core, so one body serves both
-backends: `DbRecords` runs it in SQLite's writer thread inside the group
-commit (app/db/records.py), or through `AsyncConnection.run_sync` on
+backends: `DbRecords` runs it inside SQLite's group commit, on the loop
+(`_write_inline`) or, when that path cannot take the batch, in the writer
+thread (app/db/records.py), or through `AsyncConnection.run_sync` on
 PostgreSQL.  Core rather than the ORM because these run once or twice per
 game on the hot path of a busy server: through the ORM and aiosqlite a room
 save cost about 5 ms of CPU, as Core statements in the writer thread it costs

@@ -1,6 +1,8 @@
-"""What each room command does, and who may do it (docs/protocol.md, "Room
-commands").  Each runs under the room's lock, refuses with a RoomError before
-changing anything, and ends in the room's one `change`.
+"""What each room command does, and who may do it (docs/protocol.md,
+"Commands").  Each runs under the room's lock and refuses with a RoomError
+before changing anything; one that changes the room ends in the room's one
+`change` (a move link, a resync, an older page of the story and the quiet
+Posso switches tell only the asker).
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class Connection:
         #: send everything queued at once as one JSON array frame, and views
         #: without an unchanged room part (see docs/protocol.md)
         self.batch = batch
-        #: the room part this socket's last view carried (Delivery.view_frame)
+        #: the room part this socket's last view carried (set by Delivery._view)
         self.room_seen: object | None = None
         self._writer = asyncio.get_running_loop().create_task(self._write())
 

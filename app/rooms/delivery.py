@@ -1,5 +1,6 @@
 """Everything a room sends, and to whom: sockets, versions, recent history,
-resync.  The only reader of views.
+resync.  The only reader of the views that are sent (bots read theirs
+through `Table`).
 
 `change` is the single choke point.  It stamps the next version, addresses
 each event to the seat it names (never further), builds each connected

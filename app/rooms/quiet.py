@@ -6,8 +6,8 @@ Two switches, per person, held here and told to that person only (their view's
 card could help me" (`app.games.posso.helps`).  A person not asked about a
 window's card passes: the room passes for them through the engine, like any
 move, as soon as the window waits only on people not asked, so a window
-closes once everyone asked has answered (RULES.md: quiet settings pass for a
-person at once) and a table where nobody wants to be asked moves at bot
+closes once everyone asked has answered (docs/games/posso.md, "Quieter Posso": quiet
+settings pass for a person at once) and a table where nobody wants to be asked moves at bot
 speed.  The price, said where the switches are set: a pass that comes at once
 tells the table the person was not asked (and, under "only when it helps",
 that the card cannot help them) - as a quick "no" does at a real table.  The

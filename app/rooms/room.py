@@ -4,7 +4,7 @@
 - `Table` (table.py): the game, its log, who drives each seat - the only
   writer of game state;
 - `Delivery` (delivery.py): sockets, versions, history - the only reader of
-  views, and the one place anything is sent;
+  the views that are sent, and the one place anything is sent;
 - `Timers` (timers.py): the waits, each run under the lock (`new_timers`
   makes them, once, before any part that holds them);
 - the parts with one job each: `Places` (places.py: joining, links, moving

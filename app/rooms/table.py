@@ -17,9 +17,11 @@ whose answer was lost (the commit may or may not have happened) is settled by
 reading that position of the log back - this very action, written with this
 table's epoch, or not - never by guessing.
 
-Every write carries the table's owner epoch; one the records refuse
-(`Fenced`: another process owns the room now) calls `on_fenced`, and the
-room steps down.
+Every write carries the table's owner epoch, and one the records refuse
+(`Fenced`: another process owns the room now) makes the room step down: a
+refused append is the move's `moved` error (the room's caller steps down,
+`Closing.check_moved`), a refused result, score row or snapshot calls
+`on_fenced`.
 """
 
 from __future__ import annotations

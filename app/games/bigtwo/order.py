@@ -25,7 +25,8 @@ POWER: dict[str, int] = {
 #: natural rank index, A=0 .. K=12, the order straights are built in
 NATURAL: dict[str, int] = {code: cards.rank(code) - 1 for code in POWER}
 
-#: the 13 five-face windows of the cycle A-2-3-...-K-A, as bit masks of natural ranks
+#: the 13 five-face windows of the cycle A-2-3-...-K-A, as natural ranks (and
+#: below, each as a bit mask of them)
 STRAIGHT_WINDOWS: tuple[tuple[int, ...], ...] = tuple(
     tuple((start + i) % 13 for i in range(5)) for start in range(13)
 )
