@@ -24,6 +24,7 @@ from starlette.websockets import WebSocketDisconnect
 from app.api.deps import RoomCode, get_app_settings
 from app.api.doors import LOOKUPS, Doors, Refused, address_of, doors_of
 from app.core import logs
+from app.rooms.cluster import CLOSE_TRY_AGAIN
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
 from app.rooms.envelope import EnvelopeError, frame_too_large, parse_message
@@ -38,8 +39,9 @@ router = APIRouter()
 CLOSE_BAD_TOKEN = 4401
 CLOSE_NO_ROOM = 4404
 CLOSE_FLOOD = 4429
-#: the room's server cannot be reached just now (RFC 6455's Try Again Later)
-CLOSE_TRY_AGAIN = 1013
+#: the server failed on a message (RFC 6455's Internal Error): the tab
+#: reconnects, and its unanswered message is reported as lost
+CLOSE_SERVER_ERROR = 1011
 #: a refused socket's close code, by the error that refused it (else CLOSE_NO_ROOM)
 CLOSE_FOR = {
     "bad_token": CLOSE_BAD_TOKEN,
@@ -210,8 +212,13 @@ async def _serve(websocket: WebSocket, code: str, hello: Hello) -> bool:
         for task in (reader, stopper):
             task.cancel()
         for task in (reader, stopper):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            try:
                 await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # the socket ends, and what ended it is said
+                log.exception("room %s: the socket's reader failed", code)
+                conn.close(CLOSE_SERVER_ERROR, "the server failed on that message")
         if target is not None:
             with contextlib.suppress(Exception):
                 await target.disconnect(conn)

@@ -66,12 +66,19 @@ from app.store.records import PlayerRecord, Records
 log = logging.getLogger(__name__)
 
 CLOSE_MOVING = 1012
+#: the room's server cannot be reached just now (RFC 6455's Try Again Later):
+#: a socket refused so, or a relayed one whose message could not reach the
+#: room's owner; the client reconnects and resumes
+CLOSE_TRY_AGAIN = 1013
 #: commands whose ack holds a link's secret (made by the socket's holder)
 LINK_COMMANDS = frozenset({"seat_link", "move_link"})
 #: seconds a call to another process may take
 CALL_TIMEOUT = 5.0
 #: seconds between looks for rooms nobody owns
 ADOPT_EVERY = 3.0
+#: the longest wait, in seconds, before an open room this process could not
+#: rebuild is adopted again (the first wait is ADOPT_EVERY, then doubling)
+ADOPT_RETRY_CAP = 600.0
 #: seconds `shutdown` waits for the long-running jobs to end
 STOP_WAIT = 3.0
 #: the longest wait, in seconds, before a failed job is run again
@@ -112,18 +119,28 @@ class Relay:
             secret = new_token()
             self.link_secrets[orjson.dumps(msg_id)] = secret
             payload = {**payload, "secret_hash": token_hash(secret)}
-        await self.cluster.tell(
-            self.owner,
-            {
-                "t": "msg",
-                "room": self.code,
-                "c": self.id,
-                "id": msg_id,
-                "k": kind,
-                "p": payload,
-                "from": self.cluster.cluster.me,
-            },
-        )
+        try:
+            await self.cluster.tell(
+                self.owner,
+                {
+                    "t": "msg",
+                    "room": self.code,
+                    "c": self.id,
+                    "id": msg_id,
+                    "k": kind,
+                    "p": payload,
+                    "from": self.cluster.cluster.me,
+                },
+            )
+        except RedisError as err:
+            # the owner cannot be reached (Redis away): the message is not
+            # delivered, so the client is told so and the socket closes; it
+            # reconnects and resumes once Redis is back, and sends again
+            log.warning("room %s: relayed message not delivered (%s)", self.code, err)
+            refused = _unavailable()
+            frame = {"re": msg_id, "error": refused.as_dict(), "v": self.v}
+            conn.push(orjson.dumps(frame).decode())
+            conn.close(CLOSE_TRY_AGAIN, refused.message)
 
     def deliver(self, text: str) -> None:
         """A frame from the owner, for this socket: the ack of a link it asked
@@ -184,6 +201,10 @@ class ClusterManager(RoomManager):
         #: short jobs started from callbacks (a step-down, a closed room's
         #: lease, a call to answer): kept until done, awaited at shutdown
         self._chores: set[asyncio.Task[None]] = set()
+        #: open rooms this process could not rebuild: when adoption may try
+        #: each again, and its backoff - a room whose game no longer replays
+        #: must not cost a lease, a takeover and a traceback every few seconds
+        self._unbuilt: dict[str, tuple[float, Backoff]] = {}
 
     # ----------------------------------------------------------------- life
 
@@ -291,10 +312,26 @@ class ClusterManager(RoomManager):
             return None  # an unknown code: looked up, nothing written anywhere
         if not await self._take(code):
             return None
-        room = await super()._load(code)
+        try:
+            room = await super()._load(code)
+        except BaseException:
+            # nothing serves it here: the lease goes, or it would be renewed
+            # for ever with no room behind it and nobody else could adopt it
+            await self._release(code)
+            self._not_built(code)
+            raise
         if room is None:
             await self._release(code)
+            self._not_built(code)
+        else:
+            self._unbuilt.pop(code, None)
         return room
+
+    def _not_built(self, code: str) -> None:
+        """Adoption leaves `code` alone for a while (a request for it still
+        tries at once: its answer says what is wrong)."""
+        _, backoff = self._unbuilt.get(code, (0.0, Backoff(first=ADOPT_EVERY, cap=ADOPT_RETRY_CAP)))
+        self._unbuilt[code] = (self.clock() + backoff.next(self._jitter), backoff)
 
     def _wire(self, room: Room) -> None:
         """Its writes carry this process's epoch (the fence), and a fenced
@@ -362,12 +399,16 @@ class ClusterManager(RoomManager):
         codes = await self.records.open_rooms()
         owners = await self.cluster.owners(codes)
         live = self.cluster.live
+        for gone in self._unbuilt.keys() - set(codes):  # closed meanwhile
+            del self._unbuilt[gone]
+        now = self.clock()
         taken = 0
         for code, owner in zip(codes, owners, strict=True):
             if (
                 owner is None
                 and code not in self.rooms
                 and rendezvous(code, live) == self.cluster.me
+                and self._unbuilt.get(code, (now,))[0] <= now
             ):
                 taken += await self.find(code) is not None
         return taken

@@ -3,6 +3,7 @@ whole games, reconnects, spectators, timers, and every kind of bad input."""
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -601,3 +602,29 @@ def test_batched_views_leave_out_a_room_part_the_socket_already_has(client: Test
         ann.ok(ann.cmd("resync"))
         [whole] = [m["view"] for m in ann.frames[before:] if "view" in m]
         assert "room" in whole
+
+
+def test_a_reader_that_fails_ends_its_socket_and_says_why(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Whatever ends a socket's reader is logged: a failure nobody expected
+    (here the room's handler raising what it never should) is not a socket
+    that closes with nothing said anywhere."""
+    from app.rooms.room import Room
+
+    async def broken(self: Room, *args: Any) -> None:
+        raise ValueError("a failure nobody expected")
+
+    t = create(client, "tiny")
+    caplog.set_level(logging.ERROR, logger="app.api.ws")
+    with connect(client, t["code"], t["token"]) as ann:
+        ann.recv()
+        monkeypatch.setattr(Room, "handle", broken)
+        ann.ws.send_json({"id": 1, "cmd": {"type": "chat", "text": "hi"}})
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(10):
+                ann.ws.receive_json()
+        assert closed.value.code == 1011  # the tab reconnects
+    failed = [r for r in caplog.records if "reader failed" in r.getMessage()]
+    assert len(failed) == 1 and failed[0].exc_info is not None
+    assert "a failure nobody expected" in str(failed[0].exc_info[1])

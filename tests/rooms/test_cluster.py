@@ -5,6 +5,7 @@ owns.  (tests/integration/test_cluster.py runs real processes.)"""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 from collections.abc import AsyncIterator, Iterator
@@ -16,6 +17,7 @@ from app.games import GAMES
 from app.rooms.cluster import ClusterManager
 from app.rooms.connection import Connection
 from app.rooms.delivery import Resume
+from app.rooms.errors import RoomError
 from app.store.cluster import Cluster, rendezvous
 from app.store.records import MemoryRecords
 from tests.integration.test_cluster import private_redis
@@ -355,3 +357,106 @@ async def test_a_failing_job_is_tried_again_later_and_later_until_shutdown(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def _orphan(make: object, redis_url: str) -> tuple[str, ClusterManager]:
+    """A room whose owner's lease has lapsed, and a lone live process beside
+    it that plays no Big Two: a room it can never rebuild."""
+    gone: ClusterManager = make(1000)  # type: ignore[operator]
+    code = (await gone.create("bigtwo", {}, "Ann"))[0].code
+    await asyncio.sleep(1.5)  # its lease lapses: the room is nobody's
+    other = {name: g for name, g in GAMES.items() if name != "bigtwo"}
+    p = ClusterManager(gone.records, other, Cluster(redis_url, lease_ms=1000))
+    await p.cluster.beat()
+    return code, p
+
+
+async def test_a_room_that_cannot_be_rebuilt_is_adopted_again_only_after_a_backoff(
+    make: object, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    code, p = await _orphan(make, redis_url)
+    epoch = f"cr:epoch:{code}"
+    try:
+        caplog.set_level(logging.ERROR, logger="app.rooms.manager")
+        assert await p.adopt_once() == 0
+        assert int(await p.cluster.redis.get(epoch)) == 2  # taken once, by p
+        assert p.epochs == {} and await p.cluster.owner(code) is None  # and let go
+        assert sum("not available" in r.getMessage() for r in caplog.records) == 1
+        for _ in range(3):  # the next looks, as ADOPT_EVERY would make them, leave it
+            assert await p.adopt_once() == 0
+        assert int(await p.cluster.redis.get(epoch)) == 2
+        assert sum("not available" in r.getMessage() for r in caplog.records) == 1
+        # once its wait is over (the clock past it) it is tried again, and
+        # the wait after that is longer
+        first_wait = p._unbuilt[code][0] - p.clock()
+        real = p.clock
+        p.clock = lambda: real() + 4.0  # type: ignore[method-assign]
+        assert await p.adopt_once() == 0
+        assert int(await p.cluster.redis.get(epoch)) == 3
+        assert p._unbuilt[code][0] - p.clock() > first_wait
+        # a person asking for it is answered at once, backoff or not
+        assert await p.find(code) is None
+        assert int(await p.cluster.redis.get(epoch)) == 4
+    finally:
+        await p.shutdown()
+        await p.cluster.close()
+
+
+async def test_a_rebuild_that_fails_lets_the_lease_go(make: object, redis_url: str) -> None:
+    code, p = await _orphan(make, redis_url)
+    p.games = GAMES  # it plays Big Two now, but its storage fails once
+
+    async def away(code: str) -> Any:
+        raise OSError("the database went away")
+
+    real_load = p.records.load_room
+    p.records.load_room = away  # type: ignore[method-assign]
+    try:
+        with pytest.raises(RoomError, match="cannot be opened"):
+            await p.adopt_once()
+        # no lease kept for a room nobody serves: another process may take it
+        assert p.epochs == {} and await p.cluster.owner(code) is None
+        p.records.load_room = real_load  # type: ignore[method-assign]
+        real = p.clock
+        p.clock = lambda: real() + 4.0  # type: ignore[method-assign]
+        assert await p.adopt_once() == 1
+        assert code in p.rooms and code in p.epochs
+    finally:
+        await p.shutdown()
+        await p.cluster.close()
+
+
+async def test_a_relayed_message_redis_cannot_carry_is_refused_and_its_socket_closes() -> None:
+    """Redis killed under a relayed socket: the message the tab sends next is
+    answered `unavailable` and the socket closes with 1013 (the tab
+    reconnects and resumes), never a reader that ends with nothing said."""
+    with private_redis() as redis:
+        records = MemoryRecords()
+        owner = ClusterManager(records, GAMES, Cluster(redis.url))
+        holder = ClusterManager(records, GAMES, Cluster(redis.url))
+        try:
+            await owner.start()
+            await holder.start()
+            room, _ann, token = await owner.create("bigtwo", {}, "Ann")
+            sock = FakeSocket()
+            conn = Connection(sock.send_text, sock.close)
+            relay = await holder.open_socket(room.code, token, conn, None)
+            assert relay is not None and relay is not room  # relayed
+            await _until(sock, lambda m: "view" in m, "view")
+            v = room.v
+            redis.stop()  # SIGKILL, the socket still open
+            await relay.handle(conn, 7, "cmd", {"type": "chat", "text": "hi"})
+            refused = await _until(sock, lambda m: m.get("re") == 7, "answer")
+            assert refused["error"]["code"] == "unavailable", refused
+            for _ in range(500):
+                if sock.closed is not None:
+                    break
+                await asyncio.sleep(0.01)
+            assert sock.closed is not None and sock.closed[0] == 1013, sock.closed
+            assert room.v == v  # the owner never had it
+        finally:
+            for m in (owner, holder):
+                with contextlib.suppress(Exception):
+                    await m.shutdown()
+                with contextlib.suppress(Exception):
+                    await m.cluster.close()
