@@ -282,11 +282,10 @@ class Snapshot(Base):
 
 
 class SeatResult(Base):
-    """One seat of one finished game, as the records pages count it: a summary
-    kept up when the game finishes (app/db/summaries.py; app/db/standings.py
-    reads it), so that a person's
-    records, a head-to-head and a room's evening read a few index pages
-    instead of every game's result and score sheet.
+    """One seat of one finished game, as the records pages count it: a summary kept up
+    when the game finishes (app/db/summaries.py; app/db/standings.py reads it),
+    so that a person's records, a head-to-head and a room's evening read a few
+    index pages instead of every game's result and score sheet.
 
     `person` is the public person id (`a12` for an account, `g` and a hash for
     a guest; null for a bot), moved to the account when a guest signs up.

@@ -16,7 +16,8 @@ moves bots (app/store/cluster.py holds the lease and its fencing epoch).
   The owner sees a `Connection` like any other, so every frame still comes out
   of the room's one delivery point, addressed to that socket's seat only.
   The owner handles a room's relayed traffic in arrival order, in a task of
-  that room's (`_relay_room`, started by `_relay_later`), so the inbox never waits for a busy room.
+  that room's (`_relay_room`, started by `_relay_later`), so the inbox never
+  waits for a busy room.
 - **Calls.** Joining, claiming a seat link and the lobby's room are calls to
   the owner, answered on the caller's stream.
 - **Takeover.** A holder checks its relayed rooms' owners twice a second; when

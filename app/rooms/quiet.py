@@ -5,13 +5,13 @@ Two switches, per person, held here and told to that person only (their view's
 `you.quiet`): "don't ask me about Possos this hand" and "only ask me when the
 card could help me" (`app.games.posso.helps`).  A person not asked about a
 window's card passes: the room passes for them through the engine, like any
-move, as soon as the window waits only on people not asked, so a window
-closes once everyone asked has answered (docs/games/posso.md, "Quieter Posso": quiet
-settings pass for a person at once) and a table where nobody wants to be asked moves at bot
-speed.  The price, said where the switches are set: a pass that comes at once
-tells the table the person was not asked (and, under "only when it helps",
-that the card cannot help them) - as a quick "no" does at a real table.  The
-switches themselves are told to their person only.
+move, as soon as the window waits only on people not asked, so a window closes
+once everyone asked has answered (docs/games/posso.md, "Quieter Posso": quiet
+settings pass for a person at once) and a table where nobody wants to be asked
+moves at bot speed.  The price, said where the switches are set: a pass that
+comes at once tells the table the person was not asked (and, under "only when
+it helps", that the card cannot help them) - as a quick "no" does at a real
+table.  The switches themselves are told to their person only.
 
 The switches live in memory with the room: the browser keeps "only when it
 helps" for this room (per room: another room starts asking again) and sends

@@ -3,8 +3,8 @@ before its view, and the older pages its log asks for (`story` command).
 
 A socket's first frame once held every kept event it had not seen: in a long
 2-player Posso game that was hundreds of small frames, more than a connection
-may queue (app/rooms/connection.py, `MAX_QUEUE`), so the server dropped the socket the moment
-it joined and its page reconnected for ever.  Now the first frame carries at
+may queue (app/rooms/connection.py, `MAX_QUEUE`), so the server dropped the
+socket the moment it joined and its page reconnected for ever.  Now the first frame carries at
 most one page - the newest events, bounded in bytes and in frames - and says
 where the rest begins; the log fetches older pages only when asked.
 """

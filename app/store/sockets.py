@@ -12,8 +12,8 @@ With several processes each would let in its own cap's worth, so
   processes racing for the last place cannot both get it.  Closing removes
   the member.
 - The process holding a socket pushes its time forward every third of
-  `ttl_ms`, in one round trip for each hundred of its sockets (the room leases in
-  cluster.py are kept the same way).  A process that dies (kill -9, a lost
+  `ttl_ms`, in one round trip for each hundred of its sockets (the room
+  leases in cluster.py are kept the same way).  A process that dies (kill -9, a lost
   machine) stops doing so, and its sockets stop counting within `ttl_ms`: a
   count without expiry would keep a dead process's sockets forever, and a
   room's players locked out of their own seat.
@@ -181,10 +181,9 @@ class RedisSockets:
 
     async def renew(self) -> bool:
         """Push every held socket's expiry a TTL ahead, a round trip for each
-        `RENEW_CHUNK` of them (and
-        add back any that Redis lost); False if none is held.  A socket closed
-        while this is under way may be added back, and then counts until the
-        TTL runs out."""
+        `RENEW_CHUNK` of them (and add back any that Redis lost); False if none
+        is held.  A socket closed while this is under way may be added back,
+        and then counts until the TTL runs out."""
         held = [(key, sorted(tickets)) for key, tickets in self.held.items()]
         if not held:
             return False

@@ -73,7 +73,10 @@ class Table:
         self.players: list[Player] = []
         self.acked: dict[int, list[dict[str, Any]]] = {}  # seat -> actions acknowledged
         self.idle_cycles = 0
-        self.rematch_asked: int | None = None
+        #: the view (incarnation, version) the host last asked a rematch in:
+        #: versions start again at 0 in each incarnation, so a version alone
+        #: met again after a restart read a rematch lost with the kill as sent
+        self.rematch_asked: tuple[str | None, int | None] | None = None
 
     def connect(self, base: str) -> None:
         self.players = [Player(base, self.code, t) for t in self.tickets]
@@ -141,8 +144,8 @@ def test_killed_at_random_moments_nothing_acknowledged_is_lost(database: str) ->
                             pass
                         host = p is table.players[0]
                         done = host and p.view is not None and p.status == "finished"
-                        if done and table.rematch_asked != p.v:
-                            table.rematch_asked = p.v
+                        if done and table.rematch_asked != (p.inc, p.v):
+                            table.rematch_asked = (p.inc, p.v)
                             p.send(cmd={"type": "rematch"})
                         moved[table.code] |= p.v != before
                     if last_move:
